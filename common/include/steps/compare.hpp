@@ -1,0 +1,69 @@
+/// @file compare.hpp
+/// @brief Checking results against a reference, with tolerances that fit the
+///        precision, and a report a learner can act on.
+///
+/// Two measures, both required to pass:
+///  - element-wise: |got - expected| <= abs + rel * |expected| for every element;
+///    the first element that breaks it is reported with its index;
+///  - relative L2 error ||got - expected|| / ||expected|| <= rel_l2, which
+///    catches small errors spread everywhere (a wrong accumulation order in a
+///    low precision, a missing scale).
+/// NaN or Inf in the result never passes, whatever the tolerance.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace steps {
+
+/// Tolerances for compare().
+struct Tolerance {
+  double abs = 0;    ///< absolute part of the element-wise bound
+  double rel = 0;    ///< relative part of the element-wise bound
+  double rel_l2 = 0; ///< bound on the relative L2 error of the whole result
+
+  /// Exact results (copies, transposes): no error allowed.
+  static Tolerance exact() { return {0, 0, 0}; }
+  /// FP32 arithmetic with a few roundings per element (element-wise kernels).
+  static Tolerance fp32() { return {1e-6, 1e-5, 1e-6}; }
+  /// FP32 sums of many terms (reductions, FP32 GEMM): rounding grows with
+  /// the length of the sum and its order differs from the CPU's.
+  static Tolerance fp32_sum() { return {1e-5, 1e-4, 1e-5}; }
+  /// TF32 tensor-core math (10-bit mantissa inputs).
+  static Tolerance tf32() { return {1e-3, 5e-3, 1e-3}; }
+  /// BF16 outputs (8-bit mantissa; one rounding of the output alone is 2^-9).
+  static Tolerance bf16() { return {1e-2, 1.6e-2, 8e-3}; }
+};
+
+/// The outcome of compare().
+struct Comparison {
+  bool ok = true;                 ///< passed both measures, no NaN/Inf
+  std::size_t count = 0;          ///< elements compared
+  std::size_t bad_count = 0;      ///< elements outside the element-wise bound
+  std::size_t first_bad = 0;      ///< index of the first bad element (if any)
+  double expected_at_first_bad = 0; ///< reference value there
+  double got_at_first_bad = 0;    ///< result value there
+  bool non_finite = false;        ///< a NaN or Inf was found in the result
+  double max_abs_error = 0;       ///< largest |got - expected|
+  double rel_l2_error = 0;        ///< ||got - expected|| / ||expected||
+  bool out_of_bounds = false;     ///< a write landed outside the array (see GuardedBuffer)
+  long long outside_index = 0;    ///< where, relative to the array's start (negative: before it)
+
+  /// One line for a learner, e.g. "first wrong element [1024]: expected
+  /// 0.25, got nan (3 of 1025 wrong; max error ...)".
+  std::string describe() const;
+};
+
+/// Compares `n` results with `n` reference values (float or double).
+Comparison compare(const float* got, const float* expected, std::size_t n, const Tolerance& tol);
+/// @copydoc compare(const float*, const float*, std::size_t, const Tolerance&)
+Comparison compare(const float* got, const double* expected, std::size_t n, const Tolerance& tol);
+/// Vector convenience: sizes must match (otherwise the comparison fails).
+Comparison compare(const std::vector<float>& got, const std::vector<float>& expected, const Tolerance& tol);
+
+/// Formats a value the way compare() reports it (enough digits to tell
+/// neighbouring floats apart; "nan", "inf").
+std::string format_value(double v);
+
+} // namespace steps

@@ -1,0 +1,103 @@
+/// @file guarded.hpp
+/// @brief A device array with guard zones on both sides, to catch writes
+///        outside it.
+///
+/// A missing bounds check writes a few elements past the end of an array.
+/// Device memory is handed out in large pages, so such a write rarely
+/// crashes: it silently corrupts whatever lies next to the array. A
+/// GuardedBuffer puts known bytes before and after the array (the view you
+/// pass to a kernel) and check_guards() reports any that changed. The view
+/// can also start `offset` elements into the allocation, to test code with
+/// misaligned pointers.
+#pragma once
+
+#include "steps/compare.hpp"
+#include "steps/memory.hpp"
+
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+namespace steps {
+
+/// Device array of `size()` elements between two guard zones.
+template <class T>
+class GuardedBuffer {
+public:
+  /// Byte value of the guard zones (a float of 0xA5A5A5A5 is -2.87e-16: a
+  /// value no kernel of the course computes by chance).
+  static constexpr unsigned char kGuardByte = 0xA5;
+
+  /// @param count  elements in the view
+  /// @param offset extra elements between the front guard and the view (to
+  ///               misalign the view: offset 1 of a float breaks 16-byte alignment)
+  /// @param guard  elements in each guard zone (default: a 1024-thread block's worth)
+  explicit GuardedBuffer(std::size_t count, std::size_t offset = 0, std::size_t guard = 1024)
+      : all_(guard + offset + count + guard), front_(guard + offset), count_(count), guard_(guard) {
+    all_.fill_bytes(kGuardByte);
+    CUDA_CHECK(cudaDeviceSynchronize());
+  }
+
+  T* data() noexcept { return all_.data() + front_; }             ///< the view
+  const T* data() const noexcept { return all_.data() + front_; } ///< the view
+  std::size_t size() const noexcept { return count_; }            ///< elements in the view
+
+  /// Copies `size()` elements from the host into the view; guards untouched.
+  void upload(const T* host) {
+    CUDA_CHECK(cudaMemcpy(data(), host, count_ * sizeof(T), cudaMemcpyHostToDevice));
+  }
+  /// Copies a device array of `size()` elements into the view.
+  void copy_from_device(const T* device, cudaStream_t stream = nullptr) {
+    CUDA_CHECK(cudaMemcpyAsync(data(), device, count_ * sizeof(T), cudaMemcpyDeviceToDevice, stream));
+  }
+  /// Sets every byte of the view to `value` (0xFF: NaN for floats, so that an
+  /// element no thread wrote stands out).
+  void poison(int value = 0xFF, cudaStream_t stream = nullptr) {
+    CUDA_CHECK(cudaMemsetAsync(data(), value, count_ * sizeof(T), stream));
+  }
+  /// The view's contents.
+  std::vector<T> download() const {
+    std::vector<T> h(count_);
+    if (count_) CUDA_CHECK(cudaMemcpy(h.data(), data(), count_ * sizeof(T), cudaMemcpyDeviceToHost));
+    return h;
+  }
+
+  /// Checks both guard zones. On a change, the result fails with
+  /// out_of_bounds set and first_bad = the signed distance from the view's
+  /// start (negative: before the array; >= size(): past its end).
+  Comparison check_guards() const {
+    const std::size_t front_elems = front_, back_elems = guard_;
+    std::vector<T> front(front_elems), back(back_elems);
+    CUDA_CHECK(cudaMemcpy(front.data(), all_.data(), front_elems * sizeof(T), cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(back.data(), data() + count_, back_elems * sizeof(T), cudaMemcpyDeviceToHost));
+    Comparison c;
+    c.count = count_;
+    auto changed = [](const T& v) {
+      unsigned char bytes[sizeof(T)];
+      std::memcpy(bytes, &v, sizeof(T));
+      for (unsigned char b : bytes)
+        if (b != kGuardByte) return true;
+      return false;
+    };
+    // Report the write closest to the array on each side, back first.
+    for (std::size_t i = 0; i < back_elems; ++i)
+      if (changed(back[i])) note(c, static_cast<std::int64_t>(count_ + i), back[i]);
+    for (std::size_t i = front_elems; i-- > 0;)
+      if (changed(front[i])) note(c, -static_cast<std::int64_t>(front_elems - i), front[i]);
+    return c;
+  }
+
+private:
+  static void note(Comparison& c, std::int64_t where, const T& v) {
+    if (c.bad_count++ == 0) {
+      c.ok = false;
+      c.out_of_bounds = true;
+      c.outside_index = where;
+      c.got_at_first_bad = static_cast<double>(v);
+    }
+  }
+  DeviceBuffer<T> all_;
+  std::size_t front_, count_, guard_;
+};
+
+} // namespace steps

@@ -1,0 +1,171 @@
+/// @file memory.hpp
+/// @brief RAII owners for device memory, pinned host memory, streams and
+///        events: memory is freed on every path out, exceptions included.
+///
+/// Raw cudaMalloc/cudaFree appear only in the chapter 01 lesson, which
+/// teaches them; everything else uses these types.
+#pragma once
+
+#include "steps/error.hpp"
+
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace steps {
+
+/// Allocates `bytes` of device memory or throws OutOfMemory with a message
+/// that says how much was asked for and how much the GPU has free.
+void* device_allocate(std::size_t bytes);
+
+/// Allocates `bytes` of page-locked host memory or throws OutOfMemory.
+void* pinned_allocate(std::size_t bytes);
+
+/// `count * size` in bytes, or throws OutOfMemory if that overflows.
+std::size_t checked_bytes(std::size_t count, std::size_t size);
+
+/// Formats a byte count for people: "1.50 GiB".
+std::string format_bytes(double bytes);
+
+/// Owning, move-only array of `T` in device memory.
+template <class T>
+class DeviceBuffer {
+public:
+  DeviceBuffer() = default;
+  /// Allocates `count` elements (uninitialised).
+  explicit DeviceBuffer(std::size_t count)
+      : data_(static_cast<T*>(count ? device_allocate(checked_bytes(count, sizeof(T))) : nullptr)),
+        count_(count) {}
+  ~DeviceBuffer() { reset(); }
+  DeviceBuffer(DeviceBuffer&& o) noexcept
+      : data_(std::exchange(o.data_, nullptr)), count_(std::exchange(o.count_, 0)) {}
+  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
+    if (this != &o) {
+      reset();
+      data_ = std::exchange(o.data_, nullptr);
+      count_ = std::exchange(o.count_, 0);
+    }
+    return *this;
+  }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+
+  T* data() noexcept { return data_; }                               ///< device pointer
+  const T* data() const noexcept { return data_; }                   ///< device pointer
+  std::size_t size() const noexcept { return count_; }               ///< elements
+  std::size_t bytes() const noexcept { return count_ * sizeof(T); }  ///< bytes
+
+  /// Copies `size()` elements from host memory (synchronous).
+  void copy_from_host(const T* host) { CUDA_CHECK(cudaMemcpy(data_, host, bytes(), cudaMemcpyHostToDevice)); }
+  /// Copies a host vector of exactly `size()` elements (synchronous).
+  void copy_from_host(const std::vector<T>& host) { copy_from(host.data(), host.size()); }
+  /// Copies `size()` elements to host memory (synchronous).
+  void copy_to_host(T* host) const { CUDA_CHECK(cudaMemcpy(host, data_, bytes(), cudaMemcpyDeviceToHost)); }
+  /// Returns the contents as a host vector (synchronous).
+  std::vector<T> to_host() const {
+    std::vector<T> h(count_);
+    copy_to_host(h.data());
+    return h;
+  }
+  /// Sets every byte to `value`; 0xFF turns floats into NaN, which is how
+  /// outputs are poisoned before verification.
+  void fill_bytes(int value, cudaStream_t stream = nullptr) {
+    CUDA_CHECK(cudaMemsetAsync(data_, value, bytes(), stream));
+  }
+
+private:
+  void copy_from(const T* host, std::size_t n) {
+    if (n != count_) throw std::invalid_argument("DeviceBuffer::copy_from_host: size mismatch");
+    copy_from_host(host);
+  }
+  void reset() noexcept {
+    if (data_) CUDA_CHECK_NOTHROW(cudaFree(data_));
+    data_ = nullptr;
+    count_ = 0;
+  }
+  T* data_ = nullptr;
+  std::size_t count_ = 0;
+};
+
+/// Owning, move-only array of `T` in page-locked (pinned) host memory, which
+/// the GPU can copy at full PCIe/NVLink speed and asynchronously.
+template <class T>
+class PinnedBuffer {
+public:
+  PinnedBuffer() = default;
+  /// Allocates `count` elements (uninitialised).
+  explicit PinnedBuffer(std::size_t count)
+      : data_(static_cast<T*>(count ? pinned_allocate(checked_bytes(count, sizeof(T))) : nullptr)),
+        count_(count) {}
+  ~PinnedBuffer() { reset(); }
+  PinnedBuffer(PinnedBuffer&& o) noexcept
+      : data_(std::exchange(o.data_, nullptr)), count_(std::exchange(o.count_, 0)) {}
+  PinnedBuffer& operator=(PinnedBuffer&& o) noexcept {
+    if (this != &o) {
+      reset();
+      data_ = std::exchange(o.data_, nullptr);
+      count_ = std::exchange(o.count_, 0);
+    }
+    return *this;
+  }
+  PinnedBuffer(const PinnedBuffer&) = delete;
+  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+
+  T* data() noexcept { return data_; }                               ///< host pointer
+  const T* data() const noexcept { return data_; }                   ///< host pointer
+  std::size_t size() const noexcept { return count_; }               ///< elements
+  std::size_t bytes() const noexcept { return count_ * sizeof(T); }  ///< bytes
+  T& operator[](std::size_t i) noexcept { return data_[i]; }         ///< element access
+  const T& operator[](std::size_t i) const noexcept { return data_[i]; } ///< element access
+
+private:
+  void reset() noexcept {
+    if (data_) CUDA_CHECK_NOTHROW(cudaFreeHost(data_));
+    data_ = nullptr;
+    count_ = 0;
+  }
+  T* data_ = nullptr;
+  std::size_t count_ = 0;
+};
+
+/// Owning, move-only CUDA stream (non-blocking with respect to stream 0).
+class Stream {
+public:
+  Stream();
+  ~Stream();
+  Stream(Stream&& o) noexcept : s_(std::exchange(o.s_, nullptr)) {}
+  Stream& operator=(Stream&& o) noexcept;
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  cudaStream_t get() const noexcept { return s_; }  ///< the raw handle
+  operator cudaStream_t() const noexcept { return s_; } ///< use where a cudaStream_t is expected
+  void synchronize() const;                          ///< waits for all work in the stream
+
+private:
+  cudaStream_t s_ = nullptr;
+};
+
+/// Owning, move-only CUDA event, for timing and cross-stream ordering.
+class Event {
+public:
+  Event();
+  ~Event();
+  Event(Event&& o) noexcept : e_(std::exchange(o.e_, nullptr)) {}
+  Event& operator=(Event&& o) noexcept;
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  cudaEvent_t get() const noexcept { return e_; }   ///< the raw handle
+  operator cudaEvent_t() const noexcept { return e_; } ///< use where a cudaEvent_t is expected
+  void record(cudaStream_t stream = nullptr);        ///< records the event in `stream`
+  void synchronize() const;                           ///< waits until the event has happened
+
+  /// Milliseconds between two recorded events (both must have completed).
+  static float elapsed_ms(const Event& start, const Event& stop);
+
+private:
+  cudaEvent_t e_ = nullptr;
+};
+
+} // namespace steps

@@ -1,0 +1,69 @@
+/// @file timing.hpp
+/// @brief Event timing done right: warm-up runs first, then many timed runs,
+///        reported as median with min and max.
+///
+/// GPU work is asynchronous, so host clocks around a launch measure only the
+/// launch. CUDA events are recorded in the stream and timestamped by the GPU
+/// when the work before them is done. The first runs pay for module loading,
+/// library handle creation and cold caches, so they are thrown away. The
+/// median is robust to the occasional slow run (another process, a clock
+/// change); min and max show the spread.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <functional>
+#include <vector>
+
+namespace steps {
+
+/// Summary statistics of repeated measurements.
+struct Stats {
+  double median = 0; ///< middle value (mean of the two middle ones for even counts)
+  double min = 0;    ///< smallest
+  double max = 0;    ///< largest
+  double mean = 0;   ///< arithmetic mean
+  std::size_t count = 0; ///< number of samples
+};
+
+/// Computes Stats of `samples`; throws std::invalid_argument when empty.
+Stats compute_stats(std::vector<double> samples);
+
+/// How to time.
+struct TimingOptions {
+  int warmup = 3;        ///< untimed runs first
+  int iters = 20;        ///< timed runs
+  bool flush_l2 = false; ///< overwrite the L2 cache before every timed run
+};
+
+/// Evicts the L2 cache by writing a buffer twice its size (so a timed run
+/// starts from DRAM, as it would in a real pipeline).
+class L2Flusher {
+public:
+  /// Sizes the buffer from the current device's L2.
+  L2Flusher();
+  ~L2Flusher();
+  L2Flusher(const L2Flusher&) = delete;
+  L2Flusher& operator=(const L2Flusher&) = delete;
+  /// Enqueues the flush in `stream`.
+  void flush(cudaStream_t stream);
+
+private:
+  void* buffer_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+/// Times `work(stream)`: `opts.warmup` untimed runs, then `opts.iters` runs
+/// each between two events. Returns milliseconds per run. Throws steps::Error
+/// if any CUDA call, or the work itself, fails.
+Stats time_gpu(const std::function<void(cudaStream_t)>& work, const TimingOptions& opts,
+               cudaStream_t stream = nullptr);
+
+/// GB/s for `bytes` moved in `ms` milliseconds (1 GB = 1e9 bytes).
+inline double gbps(double bytes, double ms) { return ms > 0 ? bytes / (ms * 1e6) : 0.0; }
+
+/// TFLOP/s for `flops` operations in `ms` milliseconds.
+inline double tflops(double flops, double ms) { return ms > 0 ? flops / (ms * 1e9) : 0.0; }
+
+} // namespace steps

@@ -1,0 +1,65 @@
+#include "steps/timing.hpp"
+
+#include "steps/error.hpp"
+#include "steps/memory.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <optional>
+#include <stdexcept>
+
+namespace steps {
+
+Stats compute_stats(std::vector<double> samples) {
+  if (samples.empty()) throw std::invalid_argument("compute_stats: no samples");
+  std::sort(samples.begin(), samples.end());
+  Stats s;
+  s.count = samples.size();
+  s.min = samples.front();
+  s.max = samples.back();
+  const std::size_t mid = s.count / 2;
+  s.median = (s.count % 2) ? samples[mid] : 0.5 * (samples[mid - 1] + samples[mid]);
+  s.mean = std::accumulate(samples.begin(), samples.end(), 0.0) / static_cast<double>(s.count);
+  return s;
+}
+
+L2Flusher::L2Flusher() {
+  int device = 0, l2 = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
+  bytes_ = 2 * static_cast<std::size_t>(l2);
+  if (bytes_) buffer_ = device_allocate(bytes_);
+}
+
+L2Flusher::~L2Flusher() {
+  if (buffer_) CUDA_CHECK_NOTHROW(cudaFree(buffer_));
+}
+
+void L2Flusher::flush(cudaStream_t stream) {
+  if (buffer_) CUDA_CHECK(cudaMemsetAsync(buffer_, 0x5A, bytes_, stream));
+}
+
+Stats time_gpu(const std::function<void(cudaStream_t)>& work, const TimingOptions& opts,
+               cudaStream_t stream) {
+  if (opts.iters < 1) throw std::invalid_argument("time_gpu: iters must be >= 1");
+  for (int i = 0; i < opts.warmup; ++i) work(stream);
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+
+  std::optional<L2Flusher> flusher;
+  if (opts.flush_l2) flusher.emplace();
+  // One event pair per run, synchronised once at the end, so the host never
+  // stalls the GPU between runs.
+  std::vector<Event> start(opts.iters), stop(opts.iters);
+  for (int i = 0; i < opts.iters; ++i) {
+    if (flusher) flusher->flush(stream);
+    start[i].record(stream);
+    work(stream);
+    stop[i].record(stream);
+  }
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  std::vector<double> ms(opts.iters);
+  for (int i = 0; i < opts.iters; ++i) ms[i] = Event::elapsed_ms(start[i], stop[i]);
+  return compute_stats(std::move(ms));
+}
+
+} // namespace steps

@@ -1,0 +1,98 @@
+// Tests of the common library that need a GPU (label gpu).
+#include "steps/catch.hpp"
+#include "steps/device.hpp"
+#include "steps/error.hpp"
+#include "steps/memory.hpp"
+#include "steps/random.hpp"
+#include "steps/timing.hpp"
+
+#include <string>
+
+namespace steps_test {
+void launch_add_one(float* x, int n, int threads);
+}
+
+TEST_CASE("device facts are read from attributes", "[gpu]") {
+  const auto d = steps::query_device(0);
+  CHECK(!d.name.empty());
+  CHECK(d.cc_major >= 7);
+  CHECK(d.sm_count > 0);
+  CHECK(d.l2_bytes > 0);
+  CHECK(d.mem_clock_khz > 0);
+  CHECK(d.mem_bus_bits > 0);
+  CHECK(d.peak_bandwidth_gbs > 100);
+}
+
+TEST_CASE("buffers round-trip and the GPU fill matches the CPU fill", "[gpu]") {
+  const std::size_t n = 1000003;
+  steps::DeviceBuffer<float> d(n);
+  steps::fill_uniform_device(d.data(), n, 11, -3.0f, 3.0f);
+  CHECK(d.to_host() == steps::random_vector(n, 11, -3.0f, 3.0f));
+
+  const auto h = steps::random_vector(n, 12);
+  d.copy_from_host(h);
+  CHECK(d.to_host() == h);
+
+  steps::DeviceBuffer<float> moved = std::move(d);
+  CHECK(d.data() == nullptr);
+  CHECK(moved.size() == n);
+}
+
+TEST_CASE("CUDA_CHECK throws with the error name, file and expression", "[gpu]") {
+  try {
+    CUDA_CHECK(cudaSetDevice(9999));
+    FAIL("no exception");
+  } catch (const steps::Error& e) {
+    CHECK(e.code_name() == "cudaErrorInvalidDevice");
+    CHECK(e.expression() == "cudaSetDevice(9999)");
+    CHECK(std::string(e.what()).find("test_gpu_common.cpp") != std::string::npos);
+  }
+  // The error was cleared: the next call works.
+  CUDA_CHECK(cudaSetDevice(0));
+}
+
+TEST_CASE("CUDA_CHECK_LAUNCH reports a bad launch configuration", "[gpu]") {
+  steps::DeviceBuffer<float> x(100);
+  x.fill_bytes(0);
+  CHECK_NOTHROW(steps_test::launch_add_one(x.data(), 100, 128));
+  try {
+    steps_test::launch_add_one(x.data(), 100, 2048); // more than 1024 threads per block
+    FAIL("no exception");
+  } catch (const steps::Error& e) {
+    CHECK(e.code_name() == "cudaErrorInvalidConfiguration");
+  }
+  CHECK(x.to_host()[99] == 1.0f); // only the good launch ran
+}
+
+TEST_CASE("an allocation larger than the GPU is a clear OutOfMemory", "[gpu]") {
+  try {
+    steps::DeviceBuffer<float> huge(std::size_t{1} << 42); // 16 TiB
+    FAIL("no exception");
+  } catch (const steps::OutOfMemory& e) {
+    CHECK(std::string(e.what()).find("does not fit") != std::string::npos);
+  }
+  steps::DeviceBuffer<float> fine(16); // still usable afterwards
+  CHECK(fine.size() == 16);
+}
+
+TEST_CASE("event timing gives positive, ordered statistics", "[gpu]") {
+  steps::DeviceBuffer<float> x(1 << 24);
+  x.fill_bytes(0);
+  steps::TimingOptions opts;
+  opts.iters = 10;
+  opts.flush_l2 = true;
+  const auto s = steps::time_gpu([&](cudaStream_t) { steps_test::launch_add_one(x.data(), 1 << 24, 256); }, opts);
+  CHECK(s.count == 10);
+  CHECK(s.min > 0);
+  CHECK(s.min <= s.median);
+  CHECK(s.median <= s.max);
+  // 3 warm-ups + 10 timed runs, each adding one.
+  CHECK(x.to_host()[12345] == 13.0f);
+}
+
+TEST_CASE("measured copy bandwidth is positive and below the theoretical peak", "[gpu]") {
+  const double bw = steps::measure_copy_bandwidth_gbs(std::size_t{256} << 20, 5);
+  const double peak = steps::query_device(0).peak_bandwidth_gbs;
+  CHECK(bw > 0.1 * peak);
+  CHECK(bw < 1.05 * peak);
+}

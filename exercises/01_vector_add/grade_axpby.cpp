@@ -1,0 +1,140 @@
+// Grader for exercise 01 (axpby). Built twice: against your exercises/ code
+// (./tutorial grade 01) and against the solution (part of ./tutorial test).
+//
+// Every shape runs on fresh random data, in guarded device arrays (writes
+// outside the array are caught), with y poisoned nowhere: an element your
+// code never writes keeps its old value, and the grader tells you so.
+#include "axpby.hpp"
+
+#include "steps/catch.hpp"
+#include "steps/error.hpp"
+#include "steps/guarded.hpp"
+#include "steps/random.hpp"
+#include "steps/report.hpp"
+#include "steps/timing.hpp"
+
+#include <cmath>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct Shape {
+  std::size_t n;
+  std::size_t x_offset; // elements past a 16-byte boundary
+  std::size_t y_offset;
+};
+
+std::string name_of(const Shape& s) {
+  std::ostringstream os;
+  os << "n = " << s.n << ", x offset " << s.x_offset << ", y offset " << s.y_offset;
+  return os.str();
+}
+
+// Turns a failed comparison into a message that says what went wrong and
+// where to look.
+std::string explain(const steps::Comparison& c, const std::vector<float>& y_in, float a, const std::vector<float>& x,
+                    float b) {
+  if (c.out_of_bounds)
+    return c.describe() + "\n  Hint: every thread whose index is >= n must not write. Check the bounds of "
+                          "your scalar path and of the tail.";
+  if (c.bad_count == 0) return c.describe();
+  const std::size_t i = c.first_bad;
+  const double got = c.got_at_first_bad;
+  std::string hint;
+  if (got == static_cast<double>(y_in[i])) {
+    hint = "y[" + std::to_string(i) + "] still holds its old value: no thread wrote it. Does your grid "
+           "cover all n elements (ceil_div, not n / threads)? Are the head (before the first 16-byte "
+           "boundary) and the tail (after the last whole float4) handled?";
+  } else {
+    const double once = static_cast<double>(a) * x[i] + static_cast<double>(b) * y_in[i];
+    const double twice = static_cast<double>(a) * x[i] + static_cast<double>(b) * once;
+    if (std::fabs(got - twice) <= 1e-5 * (1 + std::fabs(twice)))
+      hint = "y[" + std::to_string(i) + "] was updated twice: two threads (or two loop iterations) handled "
+             "the same element. Check your global index and your grid-stride step (the whole grid: "
+             "gridDim.x * blockDim.x).";
+    else
+      hint = "y[" + std::to_string(i) + "] has a wrong value: check the formula (a * x + b * y) and which "
+             "x element you read for which y element.";
+  }
+  return c.describe() + "\n  Hint: " + hint;
+}
+
+// Runs axpby on one shape and checks everything. Returns "" when correct.
+std::string run_shape(const Shape& s, std::uint64_t seed) {
+  const float a = steps::uniform_at(seed, 0, 0.5f, 2.0f);
+  const float b = steps::uniform_at(seed, 1, -2.0f, -0.5f);
+  const auto x = steps::random_vector(s.n, seed + 1, -1.0f, 1.0f);
+  const auto y_in = steps::random_vector(s.n, seed + 2, -1.0f, 1.0f);
+
+  steps::GuardedBuffer<float> dx(s.n, s.x_offset), dy(s.n, s.y_offset);
+  dx.upload(x.data());
+  dy.upload(y_in.data());
+  steps::Stream stream;
+  ex01::axpby(a, dx.data(), b, dy.data(), s.n, stream);
+  stream.synchronize();
+
+  std::vector<double> want(s.n);
+  for (std::size_t i = 0; i < s.n; ++i) want[i] = static_cast<double>(a) * x[i] + static_cast<double>(b) * y_in[i];
+  const auto got = dy.download();
+  auto c = dy.check_guards();
+  if (c.ok) c = steps::compare(got.data(), want.data(), s.n, steps::Tolerance::fp32());
+  if (!c.ok) return "y is wrong: " + explain(c, y_in, a, x, b);
+
+  if (const auto xc = dx.check_guards(); !xc.ok) return "x's guard zone changed: " + xc.describe();
+  if (const auto xc = steps::compare(dx.download(), x, steps::Tolerance::exact()); !xc.ok)
+    return "x changed, but it is an input: " + xc.describe();
+  return "";
+}
+
+void grade(const std::vector<Shape>& shapes) {
+  std::uint64_t seed = 1;
+  for (const auto& s : shapes) {
+    INFO("axpby(" << name_of(s) << ")");
+    std::string problem;
+    try {
+      problem = run_shape(s, seed += 10);
+    } catch (const steps::Error& e) {
+      problem = std::string("a CUDA error: ") + e.what();
+      if (e.code_name() == "cudaErrorMisalignedAddress")
+        problem += "\n  Hint: a float4 access needs a 16-byte aligned address; x or y + head is not.";
+      if (e.code_name() == "cudaErrorInvalidConfiguration")
+        problem += "\n  Hint: a launch with 0 blocks (n = 0?) or more than 1024 threads per block is invalid.";
+    }
+    if (!problem.empty()) FAIL(problem);
+  }
+}
+
+} // namespace
+
+TEST_CASE("axpby on small and odd sizes, aligned", "[axpby]") {
+  grade({{0, 0, 0}, {1, 0, 0}, {2, 0, 0}, {3, 0, 0}, {4, 0, 0}, {5, 0, 0}, {31, 0, 0}, {33, 0, 0},
+         {255, 0, 0}, {256, 0, 0}, {257, 0, 0}, {1023, 0, 0}, {1025, 0, 0}});
+}
+
+TEST_CASE("axpby on misaligned views (same offset for x and y)", "[axpby]") {
+  grade({{1, 1, 1}, {2, 3, 3}, {3, 2, 2}, {7, 1, 1}, {31, 3, 3}, {1025, 1, 1}, {1025, 2, 2}, {4099, 3, 3}});
+}
+
+TEST_CASE("axpby on views misaligned differently", "[axpby]") {
+  grade({{1, 1, 0}, {5, 0, 3}, {33, 2, 1}, {1025, 1, 0}, {4096, 0, 1}, {100003, 3, 2}});
+}
+
+TEST_CASE("axpby on large sizes (more elements than threads)", "[axpby][large]") {
+  grade({{999983, 0, 0}, {999983, 1, 1}, {999983, 2, 0}, {(1u << 24) + 1, 0, 0}, {(1u << 24) + 1, 3, 3}});
+}
+
+TEST_CASE("axpby speed", "[.speed]") {
+  const std::size_t n = std::size_t{1} << 26;
+  REQUIRE(run_shape({n, 0, 0}, 99).empty());
+  steps::DeviceBuffer<float> x(n), y(n);
+  steps::fill_uniform_device(x.data(), n, 5);
+  steps::fill_uniform_device(y.data(), n, 6);
+  steps::TimingOptions opts;
+  opts.iters = 50;
+  const auto ms = steps::time_gpu([&](cudaStream_t s) { ex01::axpby(0.5f, x.data(), 0.5f, y.data(), n, s); }, opts);
+  std::cout << "speed: axpby on " << n << " floats: median " << steps::fixed(ms.median, 4) << " ms, "
+            << steps::fixed(steps::gbps(12.0 * n, ms.median), 0) << " GB/s\n";
+}
