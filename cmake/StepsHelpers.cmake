@@ -175,3 +175,32 @@ function(steps_add_exercise)
       reject -- $<TARGET_FILE:mutant_${slug}_${mutant}>)
   endforeach()
 endfunction()
+
+# A profile test (label profile): runs COMMAND under Nsight Compute and checks
+# EXPECT expressions over MEASURE values (tools/profile_check.py explains the
+# syntax). Runs alone (RUN_SERIAL) so other tests do not disturb the counters.
+#
+#   steps_add_profile_test(<name> COMMAND <target> <args...>
+#                          MEASURE <name=kernel_regex:metric>... VAR <k=v>... EXPECT <expr>...)
+find_package(Python3 COMPONENTS Interpreter QUIET)
+function(steps_add_profile_test name)
+  cmake_parse_arguments(PARSE_ARGV 1 P "" "" "COMMAND;MEASURE;VAR;EXPECT")
+  if(NOT BUILD_TESTING OR NOT Python3_Interpreter_FOUND)
+    return()
+  endif()
+  set(args "")
+  foreach(m IN LISTS P_MEASURE)
+    list(APPEND args --measure ${m})
+  endforeach()
+  foreach(v IN LISTS P_VAR)
+    list(APPEND args --var ${v})
+  endforeach()
+  foreach(e IN LISTS P_EXPECT)
+    list(APPEND args --expect ${e})
+  endforeach()
+  list(POP_FRONT P_COMMAND target)
+  add_test(NAME profile.${name}
+           COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tools/profile_check.py
+                   --probe $<TARGET_FILE:steps_gpu_probe> ${args} -- $<TARGET_FILE:${target}> ${P_COMMAND})
+  set_tests_properties(profile.${name} PROPERTIES LABELS profile SKIP_RETURN_CODE 77 RUN_SERIAL TRUE)
+endfunction()

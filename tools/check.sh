@@ -71,7 +71,7 @@ if probe=$("$BUILD/bin/steps_gpu_probe" 2>&1); then
     out=$("$BUILD/graders/grade_$slug" 2>&1); rc=$?
     if [ $rc -ne 0 ] && [ $rc -ne 77 ] && [ $rc -lt 128 ] && grep -q FAILED <<<"$out"; then
       ok "$slug: the unsolved stub fails its grader; the learner sees:"
-      grep -m1 -A4 -E "FAILED:|explicitly with message" <<<"$out" | sed 's/^/          /'
+      grep -m1 -A8 -E "FAILED:|explicitly with message" <<<"$out" | sed 's/^/          /'
     else
       bad "$slug: the stub did not fail its grader cleanly (exit $rc)"
     fi

@@ -42,7 +42,8 @@ inline void no_bounds_check(const float* a, const float* b, float* c, std::size_
 
 // Mistake: 2048 threads per block (the limit is 1024). The kernel never runs,
 // and nothing says so unless the launch is checked: CUDA_CHECK_LAUNCH turns
-// the silent failure into cudaErrorInvalidConfiguration.
+// the silent failure into an error (CUDA 13 on the H200 reports
+// cudaErrorInvalidValue; older releases cudaErrorInvalidConfiguration).
 inline void block_too_large(const float* a, const float* b, float* c, std::size_t n, cudaStream_t s) {
   v1::add_one_per_thread<<<steps::ceil_div<std::size_t>(n, 2048), 2048, 0, s>>>(a, b, c, n);
   CUDA_CHECK_LAUNCH();

@@ -21,8 +21,10 @@ const char* role_name(Role r) {
   return "?";
 }
 
+// Throughput of a row; none for a row whose result is wrong (a fast wrong
+// answer is not a speed).
 double metric_value(const ChapterInfo& info, const RowResult& r) {
-  if (!r.timed) return NAN;
+  if (!r.timed || (r.comparison && !r.comparison->ok)) return NAN;
   return info.metric == Metric::bandwidth ? gbps(r.work.bytes, r.ms.median) : tflops(r.work.flops, r.ms.median);
 }
 
@@ -189,6 +191,9 @@ int report_chapter(const ChapterInfo& info, const Options& opts, const DeviceInf
   t.add_column("median ms");
   t.add_column("min-max ms");
   t.add_column(bw ? "GB/s" : "TFLOP/s");
+  bool show_hw = false;
+  for (const auto& r : rows) show_hw = show_hw || r.work.hw_bytes > 0;
+  if (show_hw) t.add_column("moved GB/s");
   t.add_column("% " + (baseline ? baseline->name : std::string("baseline")));
   if (bw) t.add_column("% peak");
   t.add_column("speedup");
@@ -198,22 +203,27 @@ int report_chapter(const ChapterInfo& info, const Options& opts, const DeviceInf
     std::vector<std::string> cells{r.name,
                                    r.timed ? fixed(r.ms.median, 4) : "-",
                                    r.timed ? fixed(r.ms.min, 3) + "-" + fixed(r.ms.max, 3) : "-",
-                                   fixed(v, bw ? 0 : 1),
-                                   fixed(100.0 * v / base_value, 1)};
+                                   fixed(v, bw ? 0 : 1)};
+    if (show_hw) cells.push_back(r.work.hw_bytes > 0 && std::isfinite(v) ? fixed(gbps(r.work.hw_bytes, r.ms.median), 0) : "-");
+    cells.push_back(fixed(100.0 * v / base_value, 1));
     if (bw) cells.push_back(fixed(100.0 * v / dev.peak_bandwidth_gbs, 1));
     cells.push_back(r.role == Role::version || r.role == Role::yours ? fixed(v / first_value, 2) + "x" : "-");
     cells.push_back(verdict(r));
     t.add_row(cells);
   }
   if (bw) {
-    t.add_row({"theoretical peak", "-", "-", fixed(dev.peak_bandwidth_gbs, 0),
-               fixed(100.0 * dev.peak_bandwidth_gbs / base_value, 1), "100.0", "-", "-"});
+    std::vector<std::string> peak{"theoretical peak", "-", "-", fixed(dev.peak_bandwidth_gbs, 0)};
+    if (show_hw) peak.push_back("-");
+    for (const char* c : {"", "100.0", "-", "-"}) peak.push_back(c);
+    peak[peak.size() - 4] = fixed(100.0 * dev.peak_bandwidth_gbs / base_value, 1);
+    t.add_row(peak);
   }
   t.print(std::cout);
   std::cout << "\n" << info.work_note << "\n";
   if (bw)
     std::cout << "% peak: of the theoretical bandwidth, 2 x " << dev.mem_clock_khz / 1000 << " MHz x "
               << dev.mem_bus_bits << "-bit bus / 8 = " << fixed(dev.peak_bandwidth_gbs, 0) << " GB/s.\n";
+  if (show_hw) std::cout << "moved GB/s: bytes the memory system really transfers (whole 32-byte sectors) per second.\n";
   std::cout << "speedup: throughput relative to the first version.\n";
 
   const double best_ratio = best && baseline ? metric_value(info, *best) / base_value : NAN;
@@ -265,7 +275,7 @@ int report_chapter(const ChapterInfo& info, const Options& opts, const DeviceInf
     for (const auto& r : rows) {
       Json row = Json::object();
       row.set("name", r.name).set("what", r.what).set("role", role_name(r.role))
-          .set("bytes", r.work.bytes).set("flops", r.work.flops);
+          .set("bytes", r.work.bytes).set("flops", r.work.flops).set("hw_bytes", r.work.hw_bytes);
       if (r.timed)
         row.set("median_ms", r.ms.median).set("min_ms", r.ms.min).set("max_ms", r.ms.max)
             .set("value", metric_value(info, r)).set("ratio_to_baseline", metric_value(info, r) / base_value);

@@ -70,7 +70,22 @@ Comparison compare(const std::vector<float>& got, const std::vector<float>& expe
   return compare_impl(got.data(), expected.data(), got.size(), tol);
 }
 
+std::string Comparison::describe(std::size_t columns) const {
+  Comparison c = *this;
+  c.row_length = columns;
+  return c.describe();
+}
+
 std::string Comparison::describe() const {
+  std::string d = describe_flat();
+  if (ok || out_of_bounds || bad_count == 0 || row_length == 0) return d;
+  const std::string at = "[" + std::to_string(first_bad) + "]";
+  const std::string rc = at + " (row " + std::to_string(first_bad / row_length) + ", column " +
+                         std::to_string(first_bad % row_length) + ")";
+  return d.replace(d.find(at), at.size(), rc);
+}
+
+std::string Comparison::describe_flat() const {
   if (out_of_bounds) {
     const bool after = outside_index >= static_cast<long long>(count);
     const long long dist = after ? outside_index - static_cast<long long>(count) + 1 : -outside_index;

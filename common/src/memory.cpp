@@ -52,7 +52,7 @@ void* pinned_allocate(std::size_t bytes) {
   return p;
 }
 
-Stream::Stream() { CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
+Stream::Stream(unsigned int flags) { CUDA_CHECK(cudaStreamCreateWithFlags(&s_, flags)); }
 Stream::~Stream() {
   if (s_) CUDA_CHECK_NOTHROW(cudaStreamDestroy(s_));
 }

@@ -89,3 +89,23 @@ TEST_CASE("format_value prints special values and enough digits", "[compare]") {
   CHECK(steps::format_value(0.1f) == "0.100000001");
   CHECK(steps::format_value(2.0) == "2");
 }
+
+TEST_CASE("matrix results name the row and column of the first bad element", "[compare]") {
+  std::vector<float> expected(12, 1.0f), got(12, 1.0f);
+  got[7] = 2.0f; // row 1, column 3 of a 3 x 4 matrix
+  const auto c = compare(got, expected, Tolerance::exact());
+  CHECK(c.describe(4).find("[7] (row 1, column 3)") != std::string::npos);
+  CHECK(compare(expected, expected, Tolerance::exact()).describe(4).find("row") == std::string::npos);
+}
+
+TEST_CASE("out-of-bounds writes are described as such", "[compare]") {
+  steps::Comparison c;
+  c.ok = false;
+  c.out_of_bounds = true;
+  c.count = 100;
+  c.outside_index = 102;
+  c.bad_count = 2;
+  CHECK(c.describe().find("3 past the end of an array of 100") != std::string::npos);
+  c.outside_index = -1;
+  CHECK(c.describe().find("1 before the start") != std::string::npos);
+}

@@ -2,8 +2,8 @@
 // (./tutorial grade 01) and against the solution (part of ./tutorial test).
 //
 // Every shape runs on fresh random data, in guarded device arrays (writes
-// outside the array are caught), with y poisoned nowhere: an element your
-// code never writes keeps its old value, and the grader tells you so.
+// outside the array are caught). y starts as random input, so an element
+// your code never writes keeps its old value, and the grader tells you so.
 #include "axpby.hpp"
 
 #include "steps/catch.hpp"
@@ -100,7 +100,7 @@ void grade(const std::vector<Shape>& shapes) {
       problem = std::string("a CUDA error: ") + e.what();
       if (e.code_name() == "cudaErrorMisalignedAddress")
         problem += "\n  Hint: a float4 access needs a 16-byte aligned address; x or y + head is not.";
-      if (e.code_name() == "cudaErrorInvalidConfiguration")
+      if (e.code_name() == "cudaErrorInvalidConfiguration" || e.code_name() == "cudaErrorInvalidValue")
         problem += "\n  Hint: a launch with 0 blocks (n = 0?) or more than 1024 threads per block is invalid.";
     }
     if (!problem.empty()) FAIL(problem);

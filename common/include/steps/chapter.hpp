@@ -58,8 +58,10 @@ enum class Metric {
 
 /// Work done by one run of a version.
 struct Work {
-  double bytes = 0; ///< bytes read + written in device memory
-  double flops = 0; ///< floating-point operations
+  double bytes = 0;    ///< useful bytes read + written (each input read once, each output written once)
+  double flops = 0;    ///< floating-point operations
+  double hw_bytes = 0; ///< bytes the memory system really moves (e.g. whole 32-byte sectors for
+                       ///< strided access); when any row sets it, the table adds a "moved GB/s" column
 };
 
 /// One entry of a chapter's registry.

@@ -49,10 +49,17 @@ struct Comparison {
   double rel_l2_error = 0;        ///< ||got - expected|| / ||expected||
   bool out_of_bounds = false;     ///< a write landed outside the array (see GuardedBuffer)
   long long outside_index = 0;    ///< where, relative to the array's start (negative: before it)
+  std::size_t row_length = 0;     ///< if set (a row-major matrix), describe() adds (row, column)
 
   /// One line for a learner, e.g. "first wrong element [1024]: expected
   /// 0.25, got nan (3 of 1025 wrong; max error ...)".
   std::string describe() const;
+  /// Same, for a row-major matrix with `columns` columns: the first bad
+  /// element is also given as (row, column).
+  std::string describe(std::size_t columns) const;
+
+private:
+  std::string describe_flat() const;
 };
 
 /// Compares `n` results with `n` reference values (float or double).

@@ -45,6 +45,9 @@ public:
   /// Copies `size()` elements from the host into the view; guards untouched.
   void upload(const T* host) {
     CUDA_CHECK(cudaMemcpy(data(), host, count_ * sizeof(T), cudaMemcpyHostToDevice));
+    // From pageable memory, cudaMemcpy may return before the data has reached
+    // the GPU; work in other streams must not start before it has.
+    CUDA_CHECK(cudaDeviceSynchronize());
   }
   /// Copies a device array of `size()` elements into the view.
   void copy_from_device(const T* device, cudaStream_t stream = nullptr) {

@@ -58,7 +58,12 @@ public:
   std::size_t bytes() const noexcept { return count_ * sizeof(T); }  ///< bytes
 
   /// Copies `size()` elements from host memory (synchronous).
-  void copy_from_host(const T* host) { CUDA_CHECK(cudaMemcpy(data_, host, bytes(), cudaMemcpyHostToDevice)); }
+  void copy_from_host(const T* host) {
+    CUDA_CHECK(cudaMemcpy(data_, host, bytes(), cudaMemcpyHostToDevice));
+    // From pageable memory, cudaMemcpy may return before the data has reached
+    // the GPU; work in other streams must not start before it has.
+    CUDA_CHECK(cudaDeviceSynchronize());
+  }
   /// Copies a host vector of exactly `size()` elements (synchronous).
   void copy_from_host(const std::vector<T>& host) { copy_from(host.data(), host.size()); }
   /// Copies `size()` elements to host memory (synchronous).
@@ -130,10 +135,16 @@ private:
   std::size_t count_ = 0;
 };
 
-/// Owning, move-only CUDA stream (non-blocking with respect to stream 0).
+/// Owning, move-only CUDA stream.
+///
+/// By default the stream is "blocking": it waits for work in the legacy
+/// default stream (stream 0), so a plain cudaMemcpy or cudaMemset issued
+/// before a launch in this stream is ordered before it. (A host-to-device
+/// cudaMemcpy from pageable memory may return before its data has landed.)
+/// Pass cudaStreamNonBlocking to opt out (chapter 08).
 class Stream {
 public:
-  Stream();
+  explicit Stream(unsigned int flags = cudaStreamDefault);
   ~Stream();
   Stream(Stream&& o) noexcept : s_(std::exchange(o.s_, nullptr)) {}
   Stream& operator=(Stream&& o) noexcept;

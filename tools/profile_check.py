@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""Profile tests: run a program under Nsight Compute and check metrics.
+
+  profile_check.py --probe steps_gpu_probe \
+      --measure v2_req=add_grid_stride:l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum \
+      --var n=16777216 \
+      --expect "3.9 < v2_req / v3_req < 4.1" \
+      -- ch01_vector_add --size 16M --variant grid_stride,float4 --iters 1 --warmup 0 --no-verify
+
+Each --measure NAME=KERNEL_REGEX:METRIC profiles the first launch of a kernel
+whose name matches KERNEL_REGEX and binds the metric's value to NAME. Each
+--expect is a Python expression over the names and --var values; all must be
+true. Exit codes: 0 pass, 1 fail, 77 skipped (no GPU, no ncu, no counter
+access). Clocks are left alone (--clock-control none).
+"""
+import argparse
+import csv
+import io
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+SKIP = 77
+
+
+def find_ncu():
+    for cand in (shutil.which("ncu"), "/usr/local/cuda/bin/ncu"):
+        if cand and os.path.exists(cand):
+            return cand
+    return None
+
+
+def profile(ncu, kernel, metrics, cmd):
+    """Returns {metric: value} for the first launch of `kernel`."""
+    with tempfile.TemporaryDirectory() as tmp:
+        log = os.path.join(tmp, "ncu.csv")
+        args = [ncu, "--clock-control", "none", "--kernel-name", f"regex:{kernel}", "--launch-count", "1",
+                "--metrics", ",".join(metrics), "--csv", "--page", "raw", "--print-units", "base",
+                "--log-file", log] + cmd
+        run = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        text = open(log, encoding="utf-8", errors="replace").read() if os.path.exists(log) else ""
+    if "ERR_NVGPUCTRPERM" in run.stdout + text:
+        print("[skipped: no permission to read GPU performance counters (ERR_NVGPUCTRPERM)]")
+        sys.exit(SKIP)
+    rows = [r for r in csv.reader(io.StringIO(text)) if r and not r[0].startswith("==")]
+    if len(rows) < 2:
+        print(run.stdout[-3000:])
+        print(text[-3000:])
+        raise SystemExit(f"[FAIL: ncu produced no metrics for kernel '{kernel}' (exit {run.returncode})]")
+    header, values = rows[0], rows[-1]
+    out = {}
+    for m in metrics:
+        if m not in header:
+            raise SystemExit(f"[FAIL: metric '{m}' is not in ncu's output; columns: {header}]")
+        out[m] = float(values[header.index(m)].replace(",", ""))
+    return out
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--probe", required=True)
+    p.add_argument("--measure", action="append", default=[])
+    p.add_argument("--var", action="append", default=[])
+    p.add_argument("--expect", action="append", default=[])
+    p.add_argument("cmd", nargs=argparse.REMAINDER)
+    a = p.parse_args()
+    cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
+
+    probe = subprocess.run([a.probe], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if probe.returncode != 0:
+        print(f"[skipped: {probe.stdout.strip()}]")
+        return SKIP
+    ncu = find_ncu()
+    if not ncu:
+        print("[skipped: Nsight Compute (ncu) not found]")
+        return SKIP
+
+    by_kernel = {}
+    for m in a.measure:
+        name, spec = m.split("=", 1)
+        kernel, metric = spec.split(":", 1)
+        by_kernel.setdefault(kernel, []).append((name, metric))
+    env = {}
+    for v in a.var:
+        k, val = v.split("=", 1)
+        env[k] = float(val)
+    for kernel, items in by_kernel.items():
+        values = profile(ncu, kernel, [metric for _, metric in items], cmd)
+        for name, metric in items:
+            env[name] = values[metric]
+            print(f"  {name:>12} = {values[metric]:,.0f}   ({metric} of kernel {kernel})")
+    failed = 0
+    for e in a.expect:
+        ok = bool(eval(e, {"__builtins__": {"abs": abs, "min": min, "max": max}}, dict(env)))
+        print(f"  {'ok  ' if ok else 'FAIL'}  {e}")
+        failed += not ok
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
