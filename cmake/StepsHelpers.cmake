@@ -165,14 +165,20 @@ function(steps_add_exercise)
   if(NOT mutant_files)
     message(FATAL_ERROR "cuda-steps: exercise ${slug} has no solutions/${slug}/mutants/*.mutant")
   endif()
+  # A mutant named NAME.profile.mutant computes the right result but breaks a
+  # performance property (e.g. bank conflicts): the grader cannot reject it,
+  # so only its target is built here and the exercise adds a profile test on
+  # mutant_<slug>_<NAME> (see steps_add_profile_test).
   list(GET EX_SOURCES 0 src_name)
   foreach(mutant_file IN LISTS mutant_files)
     get_filename_component(mutant ${mutant_file} NAME_WE)
     set(out ${CMAKE_CURRENT_BINARY_DIR}/mutants/${mutant}/${src_name})
     _steps_make_mutant(${solution_sources} ${mutant_file} ${out})
     _steps_grader(mutant_${slug}_${mutant} ${grader} ${out})
-    _steps_wrapped_test(mutants.${slug}.${mutant} "mutants"
-      reject -- $<TARGET_FILE:mutant_${slug}_${mutant}>)
+    if(NOT mutant_file MATCHES "\\.profile\\.mutant$")
+      _steps_wrapped_test(mutants.${slug}.${mutant} "mutants"
+        reject -- $<TARGET_FILE:mutant_${slug}_${mutant}>)
+    endif()
   endforeach()
 endfunction()
 
