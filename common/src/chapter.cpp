@@ -207,7 +207,10 @@ int report_chapter(const ChapterInfo& info, const Options& opts, const DeviceInf
     if (show_hw) cells.push_back(r.work.hw_bytes > 0 && std::isfinite(v) ? fixed(gbps(r.work.hw_bytes, r.ms.median), 0) : "-");
     cells.push_back(fixed(100.0 * v / base_value, 1));
     if (bw) cells.push_back(fixed(100.0 * v / dev.peak_bandwidth_gbs, 1));
-    cells.push_back(r.role == Role::version || r.role == Role::yours ? fixed(v / first_value, 2) + "x" : "-");
+    const double speedup = v / first_value;
+    cells.push_back((r.role == Role::version || r.role == Role::yours) && std::isfinite(speedup)
+                        ? fixed(speedup, 2) + "x"
+                        : "-");
     cells.push_back(verdict(r));
     t.add_row(cells);
   }

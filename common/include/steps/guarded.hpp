@@ -60,9 +60,15 @@ public:
   }
   /// The view's contents.
   std::vector<T> download() const {
-    std::vector<T> h(count_);
-    if (count_) CUDA_CHECK(cudaMemcpy(h.data(), data(), count_ * sizeof(T), cudaMemcpyDeviceToHost));
+    std::vector<T> h;
+    download(h);
     return h;
+  }
+  /// The view's contents, into `out` (resized; reusing its memory saves the
+  /// page faults of a fresh multi-gigabyte vector on every check).
+  void download(std::vector<T>& out) const {
+    out.resize(count_);
+    if (count_) CUDA_CHECK(cudaMemcpy(out.data(), data(), count_ * sizeof(T), cudaMemcpyDeviceToHost));
   }
 
   /// Checks both guard zones. On a change, the result fails with
