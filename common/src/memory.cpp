@@ -52,6 +52,9 @@ void* pinned_allocate(std::size_t bytes) {
   return p;
 }
 
+void device_release(void* p) noexcept { CUDA_CHECK_NOTHROW(cudaFree(p)); }
+void pinned_release(void* p) noexcept { CUDA_CHECK_NOTHROW(cudaFreeHost(p)); }
+
 Stream::Stream(unsigned int flags) { CUDA_CHECK(cudaStreamCreateWithFlags(&s_, flags)); }
 Stream::~Stream() {
   if (s_) CUDA_CHECK_NOTHROW(cudaStreamDestroy(s_));

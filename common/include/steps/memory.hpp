@@ -29,19 +29,26 @@ std::size_t checked_bytes(std::size_t count, std::size_t size);
 /// Formats a byte count for people: "1.50 GiB".
 std::string format_bytes(double bytes);
 
-/// Owning, move-only array of `T` in device memory.
-template <class T>
-class DeviceBuffer {
+/// Frees device memory from device_allocate(); never throws (warns on failure).
+void device_release(void* p) noexcept;
+
+/// Frees pinned host memory from pinned_allocate(); never throws.
+void pinned_release(void* p) noexcept;
+
+namespace detail {
+
+/// Owning, move-only array of `T` whose memory comes from `Allocate` and goes
+/// back through `Release`: the part DeviceBuffer and PinnedBuffer share.
+template <class T, void* (*Allocate)(std::size_t), void (*Release)(void*) noexcept>
+class OwnedArray {
 public:
-  DeviceBuffer() = default;
+  OwnedArray() = default;
   /// Allocates `count` elements (uninitialised).
-  explicit DeviceBuffer(std::size_t count)
-      : data_(static_cast<T*>(count ? device_allocate(checked_bytes(count, sizeof(T))) : nullptr)),
-        count_(count) {}
-  ~DeviceBuffer() { reset(); }
-  DeviceBuffer(DeviceBuffer&& o) noexcept
-      : data_(std::exchange(o.data_, nullptr)), count_(std::exchange(o.count_, 0)) {}
-  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
+  explicit OwnedArray(std::size_t count)
+      : data_(static_cast<T*>(count ? Allocate(checked_bytes(count, sizeof(T))) : nullptr)), count_(count) {}
+  ~OwnedArray() { reset(); }
+  OwnedArray(OwnedArray&& o) noexcept : data_(std::exchange(o.data_, nullptr)), count_(std::exchange(o.count_, 0)) {}
+  OwnedArray& operator=(OwnedArray&& o) noexcept {
     if (this != &o) {
       reset();
       data_ = std::exchange(o.data_, nullptr);
@@ -49,44 +56,17 @@ public:
     }
     return *this;
   }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  OwnedArray(const OwnedArray&) = delete;
+  OwnedArray& operator=(const OwnedArray&) = delete;
 
-  T* data() noexcept { return data_; }                               ///< device pointer
-  const T* data() const noexcept { return data_; }                   ///< device pointer
+  T* data() noexcept { return data_; }                               ///< the pointer
+  const T* data() const noexcept { return data_; }                   ///< the pointer
   std::size_t size() const noexcept { return count_; }               ///< elements
   std::size_t bytes() const noexcept { return count_ * sizeof(T); }  ///< bytes
 
-  /// Copies `size()` elements from host memory (synchronous).
-  void copy_from_host(const T* host) {
-    CUDA_CHECK(cudaMemcpy(data_, host, bytes(), cudaMemcpyHostToDevice));
-    // From pageable memory, cudaMemcpy may return before the data has reached
-    // the GPU; work in other streams must not start before it has.
-    CUDA_CHECK(cudaDeviceSynchronize());
-  }
-  /// Copies a host vector of exactly `size()` elements (synchronous).
-  void copy_from_host(const std::vector<T>& host) { copy_from(host.data(), host.size()); }
-  /// Copies `size()` elements to host memory (synchronous).
-  void copy_to_host(T* host) const { CUDA_CHECK(cudaMemcpy(host, data_, bytes(), cudaMemcpyDeviceToHost)); }
-  /// Returns the contents as a host vector (synchronous).
-  std::vector<T> to_host() const {
-    std::vector<T> h(count_);
-    copy_to_host(h.data());
-    return h;
-  }
-  /// Sets every byte to `value`; 0xFF turns floats into NaN, which is how
-  /// outputs are poisoned before verification.
-  void fill_bytes(int value, cudaStream_t stream = nullptr) {
-    CUDA_CHECK(cudaMemsetAsync(data_, value, bytes(), stream));
-  }
-
 private:
-  void copy_from(const T* host, std::size_t n) {
-    if (n != count_) throw std::invalid_argument("DeviceBuffer::copy_from_host: size mismatch");
-    copy_from_host(host);
-  }
   void reset() noexcept {
-    if (data_) CUDA_CHECK_NOTHROW(cudaFree(data_));
+    if (data_) Release(data_);
     data_ = nullptr;
     count_ = 0;
   }
@@ -94,45 +74,58 @@ private:
   std::size_t count_ = 0;
 };
 
-/// Owning, move-only array of `T` in page-locked (pinned) host memory, which
-/// the GPU can copy at full PCIe/NVLink speed and asynchronously.
+} // namespace detail
+
+/// Owning, move-only array of `T` in device memory.
 template <class T>
-class PinnedBuffer {
+class DeviceBuffer : public detail::OwnedArray<T, device_allocate, device_release> {
+  using Base = detail::OwnedArray<T, device_allocate, device_release>;
+
 public:
-  PinnedBuffer() = default;
-  /// Allocates `count` elements (uninitialised).
-  explicit PinnedBuffer(std::size_t count)
-      : data_(static_cast<T*>(count ? pinned_allocate(checked_bytes(count, sizeof(T))) : nullptr)),
-        count_(count) {}
-  ~PinnedBuffer() { reset(); }
-  PinnedBuffer(PinnedBuffer&& o) noexcept
-      : data_(std::exchange(o.data_, nullptr)), count_(std::exchange(o.count_, 0)) {}
-  PinnedBuffer& operator=(PinnedBuffer&& o) noexcept {
-    if (this != &o) {
-      reset();
-      data_ = std::exchange(o.data_, nullptr);
-      count_ = std::exchange(o.count_, 0);
-    }
-    return *this;
-  }
-  PinnedBuffer(const PinnedBuffer&) = delete;
-  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+  using Base::Base;
+  using Base::bytes;
+  using Base::data;
+  using Base::size;
 
-  T* data() noexcept { return data_; }                               ///< host pointer
-  const T* data() const noexcept { return data_; }                   ///< host pointer
-  std::size_t size() const noexcept { return count_; }               ///< elements
-  std::size_t bytes() const noexcept { return count_ * sizeof(T); }  ///< bytes
-  T& operator[](std::size_t i) noexcept { return data_[i]; }         ///< element access
-  const T& operator[](std::size_t i) const noexcept { return data_[i]; } ///< element access
-
-private:
-  void reset() noexcept {
-    if (data_) CUDA_CHECK_NOTHROW(cudaFreeHost(data_));
-    data_ = nullptr;
-    count_ = 0;
+  /// Copies `size()` elements from host memory; returns when they are on the GPU.
+  void copy_from_host(const T* host) {
+    CUDA_CHECK(cudaMemcpy(data(), host, bytes(), cudaMemcpyHostToDevice));
+    // From pageable memory, cudaMemcpy may return before the data has reached
+    // the GPU; work in other streams must not start before it has.
+    CUDA_CHECK(cudaDeviceSynchronize());
   }
-  T* data_ = nullptr;
-  std::size_t count_ = 0;
+  /// Copies a host vector of exactly `size()` elements.
+  void copy_from_host(const std::vector<T>& host) {
+    if (host.size() != size()) throw std::invalid_argument("DeviceBuffer::copy_from_host: size mismatch");
+    copy_from_host(host.data());
+  }
+  /// Copies `size()` elements to host memory (synchronous).
+  void copy_to_host(T* host) const { CUDA_CHECK(cudaMemcpy(host, data(), bytes(), cudaMemcpyDeviceToHost)); }
+  /// Returns the contents as a host vector (synchronous).
+  std::vector<T> to_host() const {
+    std::vector<T> h(size());
+    copy_to_host(h.data());
+    return h;
+  }
+  /// Sets every byte to `value`; 0xFF turns floats into NaN, which is how
+  /// outputs are poisoned before verification.
+  void fill_bytes(int value, cudaStream_t stream = nullptr) {
+    CUDA_CHECK(cudaMemsetAsync(data(), value, bytes(), stream));
+  }
+};
+
+/// Owning, move-only array of `T` in page-locked (pinned) host memory, which
+/// the GPU can copy at full speed and asynchronously.
+template <class T>
+class PinnedBuffer : public detail::OwnedArray<T, pinned_allocate, pinned_release> {
+  using Base = detail::OwnedArray<T, pinned_allocate, pinned_release>;
+
+public:
+  using Base::Base;
+  using Base::data;
+  using Base::size;
+  T& operator[](std::size_t i) noexcept { return data()[i]; }             ///< element access
+  const T& operator[](std::size_t i) const noexcept { return data()[i]; } ///< element access
 };
 
 /// Owning, move-only CUDA stream.
