@@ -71,6 +71,14 @@ function(steps_add_chapter binary)
   endif()
 endfunction()
 
+# A further GPU run of a chapter program with other arguments (label gpu):
+# it must exit 0 (every version verified).
+function(steps_add_chapter_run binary name)
+  if(BUILD_TESTING)
+    _steps_wrapped_test(gpu.${binary}.${name} "gpu" exit 0 ".*" -- $<TARGET_FILE:${binary}> ${ARGN})
+  endif()
+endfunction()
+
 # Writes a mutant: the solution source with exactly one edit, described by a
 # .mutant file (first line: what the mutant gets wrong; then "--- find",
 # the exact text, "--- replace", the new text, "--- end").

@@ -29,7 +29,7 @@ for d in chapters/[0-9][0-9]_*/; do
     grep -q "^## $h" "${d}README.md" 2>/dev/null || problems+=" lesson lacks heading '## $h';"
   done
   grep -qw "$slug" <<<"$listed" || problems+=" not listed in STEPS_CHAPTERS;"
-  grep -q "assert(" "$d"*.cu* 2>/dev/null && problems+=" uses assert() (vanishes in Release);"
+  grep -qE "(^|[^_[:alnum:]])assert\(" "$d"*.cu* 2>/dev/null && problems+=" uses assert() (vanishes in Release);"
   grep -qE "(MEASURE|PROFILE)\(" "${d}README.md" 2>/dev/null && problems+=" lesson has unfilled MEASURE(...)/PROFILE(...) placeholders;"
   [ -z "$problems" ] && ok "$slug" || bad "$slug:$problems"
 done

@@ -1,0 +1,35 @@
+// Chapter 05, version 5: a 64 x 64 tile.
+//
+// Change from version 4: the same kernel with a 64 x 64 tile and 64 x 4
+// threads, so each thread moves 16 elements instead of 4. One line changes.
+//
+// Two effects: four times the bytes in flight per thread (16 independent
+// loads), and each block reads and writes 256-byte runs of each row instead
+// of 128-byte ones: fewer, longer pieces for the memory system to gather
+// from (and scatter to) 64 rows far apart. Shared memory: 64 x 65 floats = 16.6 KB
+// per block, still 8 blocks (2048 threads) per SM on the H200 (228 KB).
+// Still conflict-free: a warp covers 32 consecutive tx of one tile row, and
+// column reads tile[tx][...] with row length 65 hit banks (tx + const) % 32.
+// Effect on the H200: MEASURE(big_tile GB/s), MEASURE(big_tile % memcpy) of memcpy.
+#pragma once
+
+#include "launch.cuh"
+#include "v4_multi_element.cuh"
+
+#include "steps/error.hpp"
+
+namespace ch05::v5 {
+
+/// Tile side of this version.
+constexpr int TILE_BIG = 64;
+/// 64 x 4 threads = 256 per block, 16 elements each.
+constexpr int kBlockRows = 4;
+
+inline void launch(const float* in, float* out, int rows, int cols, cudaStream_t stream) {
+  if (rows == 0 || cols == 0) return;
+  v4::transpose_multi_element<TILE_BIG, kBlockRows>
+      <<<tile_grid(rows, cols, TILE_BIG), dim3(TILE_BIG, kBlockRows), 0, stream>>>(in, out, rows, cols);
+  CUDA_CHECK_LAUNCH();
+}
+
+} // namespace ch05::v5
