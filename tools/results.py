@@ -66,6 +66,15 @@ def goals(path):
     return 0 if all_met else 1
 
 
+def dram_bound(r):
+    """True for chapters whose GB/s are DRAM bytes (the DRAM peak applies);
+    false for the shared-memory chapter, whose numbers exceed it."""
+    if r["metric"] != "GB/s":
+        return False
+    values = [x["value"] for x in r["rows"] if x.get("value") is not None]
+    return not values or max(values) <= 1.5 * r["gpu"]["peak_bandwidth_gbs"]
+
+
 def markdown_table(r):
     unit = r["metric"]
     base = r.get("baseline") or "baseline"
@@ -77,9 +86,9 @@ def markdown_table(r):
         ratio = row.get("ratio_to_baseline")
         lines.append(f"| {row['name']} | {fmt(row.get('median_ms'), 4)} | {fmt(row.get('value'), 0 if unit == 'GB/s' else 1)}"
                      f" | {fmt(None if ratio is None else 100 * ratio, 1)} | {row['verified']} |")
-    if unit == "GB/s":
+    if dram_bound(r):
         peak = r["gpu"]["peak_bandwidth_gbs"]
-        lines.append(f"| theoretical peak | - | {peak:.0f} | - | - |")
+        lines.append(f"| theoretical peak (DRAM) | - | {peak:.0f} | - | - |")
     note = (f"\n*{r['gpu']['name']}, `{r['binary']}` defaults ({r['problem']}), {r['date'][:10]}; "
             f"median of {r['iters']} runs. Best: **{r.get('best')}** at {fmt(r.get('best_ratio'))}x {base} "
             f"(goal {r.get('goal_text')}: {'met' if r.get('goal_met') else 'not met'}).*\n")
@@ -99,11 +108,13 @@ def chart(r, out_png):
     ax.barh(names[::-1], values[::-1], color=colors[::-1])
     for i, v in enumerate(values[::-1]):
         ax.text(v, i, f" {v:.0f}", va="center", fontsize=9)
-    if r["metric"] == "GB/s":
+    if dram_bound(r):
         peak = r["gpu"]["peak_bandwidth_gbs"]
         ax.axvline(peak, color="#c0392b", linestyle="--", linewidth=1)
-        ax.text(peak, len(rows) - 0.5, " theoretical peak", color="#c0392b", fontsize=8, va="bottom", ha="right")
-        ax.set_xlim(0, peak * 1.12)
+        ax.text(peak, len(rows) - 0.5, " theoretical DRAM peak", color="#c0392b", fontsize=8, va="bottom", ha="right")
+        ax.set_xlim(0, max([peak] + values) * 1.12)
+    else:
+        ax.set_xlim(0, max(values) * 1.15)
     ax.set_xlabel(r["metric"])
     ax.set_title(f"Chapter {r['chapter']}: {r['title']} on {r['gpu']['name']}", fontsize=10)
     ax.spines[["top", "right"]].set_visible(False)
