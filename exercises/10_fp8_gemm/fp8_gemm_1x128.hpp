@@ -1,0 +1,37 @@
+/// @file fp8_gemm_1x128.hpp
+/// @brief Exercise 10: the function you implement in fp8_gemm_1x128.cu.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp8.h>
+#include <cuda_runtime.h>
+
+namespace ex10 {
+
+/// K elements that share one scale.
+constexpr int kScaleBlock = 128;
+
+/// D = A * B^T with 1 x 128 scales on both operands, on the GPU, in `stream`:
+///
+///     D(r, c) = sum over kb of scale_a[r * kbs + kb] * scale_b[c * kbs + kb]
+///                            * sum over k in block kb of A(r, k) * B(c, k)
+///
+/// with kbs = ceil(k / 128) K blocks (the last one may be partial) and k in
+/// block kb meaning kb * 128 <= k < min(k, (kb + 1) * 128).
+///
+/// - a: m x k E4M3, row-major (K-major); b: n x k E4M3, row-major (K-major);
+///   both 16-byte aligned.
+/// - scale_a: m x kbs FP32, row-major (one scale per row of A and K block);
+///   scale_b: n x kbs FP32, row-major (one per row of B, i.e. per column of
+///   D, and K block).
+/// - d: m x n BF16, row-major; every element written once, nothing outside.
+/// - m >= 1, n >= 1, k >= 16 and a multiple of 16 (throws
+///   std::invalid_argument otherwise).
+///
+/// Accumulates each K block's products on the tensor cores and adds the
+/// scaled block sums in FP32 ("promotion"). Returns without waiting for the
+/// GPU; reports a bad launch by throwing (CUDA_CHECK_LAUNCH).
+void fp8_gemm_1x128(int m, int n, int k, const __nv_fp8_e4m3* a, const float* scale_a, const __nv_fp8_e4m3* b,
+                    const float* scale_b, __nv_bfloat16* d, cudaStream_t stream);
+
+} // namespace ex10
