@@ -59,6 +59,7 @@ case "$mode" in
     if ! reason=$("$probe" 2>&1); then echo "[skipped: $reason]"; exit 77; fi
     run_capture "$sanitizer" --tool "$tool" --error-exitcode 99 --print-limit 20 "$@"
     printf '%s\n' "$out" | tail -n 60
+    if [ "$rc" -eq 77 ]; then echo "[skipped: the program itself skipped (exit 77)]"; exit 77; fi
     if [ "$rc" -ne 0 ]; then echo "[FAIL: compute-sanitizer $tool exited $rc]"; exit 1; fi
     echo "[ok: compute-sanitizer $tool clean]"; exit 0 ;;
   *)

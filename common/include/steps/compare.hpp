@@ -32,7 +32,8 @@ struct Tolerance {
   static Tolerance fp32_sum() { return {1e-5, 1e-4, 1e-5}; }
   /// TF32 tensor-core math (10-bit mantissa inputs).
   static Tolerance tf32() { return {1e-3, 5e-3, 1e-3}; }
-  /// BF16 outputs (8-bit mantissa; one rounding of the output alone is 2^-9).
+  /// BF16 outputs (8 significant bits: one rounding of the output alone is
+  /// up to 2^-8 relative).
   static Tolerance bf16() { return {1e-2, 1.6e-2, 8e-3}; }
 };
 
