@@ -140,6 +140,11 @@ def render(root):
                 text = open(lesson[0], encoding="utf-8").read()
                 pat = re.compile(rf"(<!-- results:{num}:{slug}:begin -->\n).*?(<!-- results:{num}:{slug}:end -->)", re.S)
                 new = pat.sub(lambda m: m.group(1) + markdown_table(r) + m.group(2), text)
+                # The chart goes right after the table, once, when it can be drawn.
+                figure = f"../../docs/figures/ch{num}_{slug}.png"
+                end = f"<!-- results:{num}:{slug}:end -->"
+                if have_mpl and figure not in new and end in new:
+                    new = new.replace(end, f"{end}\n\n![Chapter {num} on the {slug}]({figure})", 1)
                 if new != text:
                     with open(lesson[0], "w", encoding="utf-8") as f:
                         f.write(new)
