@@ -8,6 +8,10 @@
       Prints the goal table: each chapter's best version as a ratio of the
       vendor baseline measured in the same run, against the chapter's goal.
       Exits 1 if a goal is not met.
+  results.py label FILE TEXT
+      Marks one program run as an extra problem shape of its chapter (from the
+      chapter's bench_shapes file): merged under "NN@TEXT", shown in the goal
+      table and in the lesson's shapes table, not in its main table.
   results.py render ROOT
       Regenerates, from docs/results/*.json, the measured-results tables in the
       lessons (between <!-- results:NN:begin --> and <!-- results:NN:end -->)
@@ -28,12 +32,24 @@ def load(path):
         return json.load(f)
 
 
+def key(r):
+    return r["chapter"] + ("@" + r["label"] if r.get("label") else "")
+
+
+def label(path, text):
+    r = load(path)
+    r["label"] = text
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(r, f, indent=2)
+        f.write("\n")
+
+
 def merge(out, inputs):
     merged = load(out) if os.path.exists(out) else {"gpu": None, "chapters": {}}
     for path in inputs:
         r = load(path)
         merged["gpu"] = r["gpu"]
-        merged["chapters"][r["chapter"]] = r
+        merged["chapters"][key(r)] = r
     merged["chapters"] = dict(sorted(merged["chapters"].items()))
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
     with open(out, "w", encoding="utf-8") as f:
@@ -53,6 +69,10 @@ def goals(path):
     all_met = True
     for num, r in data["chapters"].items():
         if not r.get("goal"):
+            continue
+        if r.get("label"):  # an extra shape: its ratio, for information; the goal is the default problem's
+            rows.append((f"{r['chapter']} {r['title']}, {r['label']}", r.get("best") or "-",
+                         fmt(r.get("best_ratio")) + "x", r.get("baseline") or "-", "(other shape)", "-"))
             continue
         met = bool(r.get("goal_met"))
         all_met &= met
@@ -95,6 +115,23 @@ def markdown_table(r):
     return head + "\n".join(lines) + "\n" + note
 
 
+def shapes_table(runs):
+    """One row per problem shape: the baseline, the best version and its ratio."""
+    unit = runs[0]["metric"]
+    base = runs[0].get("baseline") or "baseline"
+    out = f"| problem | {base} {unit} | best version | its {unit} | ratio |\n|---|---:|---|---:|---:|\n"
+    for r in runs:
+        rows = {x["name"]: x for x in r["rows"]}
+        b = rows.get(r.get("baseline") or "", {})
+        best = rows.get(r.get("best") or "", {})
+        shape = re.search(r"M x N x K = ([0-9]+ x [0-9]+ x [0-9]+)", r["problem"])
+        name = r.get("label") or (shape.group(1) if shape else "default") + " (default)"
+        out += (f"| {name} | {fmt(b.get('value'), 1)} | "
+                f"{r.get('best') or '-'} | {fmt(best.get('value'), 1)} | {fmt(r.get('best_ratio'))}x |\n")
+    r = runs[0]
+    return out + f"\n*{r['gpu']['name']}, `{r['binary']}`, {r['date'][:10]}; all rows from one `./tutorial bench`.*\n"
+
+
 def chart(r, out_png):
     import matplotlib
     matplotlib.use("Agg")
@@ -135,11 +172,17 @@ def render(root):
         data = load(path)
         slug = os.path.splitext(os.path.basename(path))[0]
         for num, r in data["chapters"].items():
+            if r.get("label"):
+                continue  # extra shapes: in the shapes table below
+            shapes = [x for k, x in data["chapters"].items() if x.get("label") and x["chapter"] == num]
             lesson = glob.glob(os.path.join(root, "chapters", f"{num}_*", "README.md"))
             if lesson:
                 text = open(lesson[0], encoding="utf-8").read()
                 pat = re.compile(rf"(<!-- results:{num}:{slug}:begin -->\n).*?(<!-- results:{num}:{slug}:end -->)", re.S)
                 new = pat.sub(lambda m: m.group(1) + markdown_table(r) + m.group(2), text)
+                if shapes:
+                    pat = re.compile(rf"(<!-- results:{num}-shapes:{slug}:begin -->\n).*?(<!-- results:{num}-shapes:{slug}:end -->)", re.S)
+                    new = pat.sub(lambda m: m.group(1) + shapes_table([r] + shapes) + m.group(2), new)
                 # The chart goes right after the table, once, when it can be drawn.
                 figure = f"../../docs/figures/ch{num}_{slug}.png"
                 end = f"<!-- results:{num}:{slug}:end -->"
@@ -162,9 +205,15 @@ def main():
     m.add_argument("inputs", nargs="+")
     g = sub.add_parser("goals")
     g.add_argument("file")
+    lb = sub.add_parser("label")
+    lb.add_argument("file")
+    lb.add_argument("text")
     r = sub.add_parser("render")
     r.add_argument("root")
     a = p.parse_args()
+    if a.cmd == "label":
+        label(a.file, a.text)
+        return 0
     if a.cmd == "merge":
         merge(a.out, a.inputs)
         return 0

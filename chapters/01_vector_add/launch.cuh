@@ -1,10 +1,9 @@
-// Chapter 01: what every version's launcher needs to size its grid.
+// Chapter 01: the block size of every version, and the grid helpers of
+// common/include/steps/launch.cuh under short names.
 #pragma once
 
-#include "steps/device.hpp"
-#include "steps/math.hpp"
+#include "steps/launch.cuh"
 
-#include <algorithm>
 #include <cstddef>
 
 namespace ch01 {
@@ -13,21 +12,12 @@ namespace ch01 {
 /// that 8 blocks fit on each SM (2048 resident threads on Hopper).
 constexpr int kThreads = 256;
 
-/// Blocks that fill the GPU exactly once: every SM gets as many blocks as it
-/// can hold at once. Grid-stride versions launch this many (or fewer, for
-/// small arrays) and loop over the rest.
+/// Blocks of kThreads that fill the GPU once, or fewer for small work.
 inline unsigned int full_wave_blocks(const steps::DeviceInfo& dev, std::size_t work_items) {
-  const std::size_t wave = static_cast<std::size_t>(dev.sm_count) * (dev.max_threads_per_sm / kThreads);
-  return static_cast<unsigned int>(std::max<std::size_t>(
-      1, std::min(wave, steps::ceil_div<std::size_t>(work_items, kThreads))));
+  return steps::full_wave_blocks(dev, work_items, kThreads);
 }
 
-/// The global index of this thread: which element it starts at.
-__device__ inline std::size_t global_index() {
-  return static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-}
-
-/// The number of threads in the whole grid: the grid-stride step.
-__device__ inline std::size_t grid_size() { return static_cast<std::size_t>(gridDim.x) * blockDim.x; }
+using steps::global_index;
+using steps::grid_size;
 
 } // namespace ch01

@@ -46,6 +46,8 @@ namespace ch10 {
 /// K elements that share one scale: the promotion interval of the
 /// fine-grained kernels (DeepSeek-V3's N_C = 128).
 constexpr int kScaleBlock = 128;
+constexpr int kScaleBlockLog2 = 7;
+static_assert(kScaleBlock == 1 << kScaleBlockLog2, "kScaleBlockLog2 must match kScaleBlock");
 
 /// Largest finite E4M3 value: a block's amax maps to it.
 constexpr float kE4m3Max = 448.0f;
@@ -62,23 +64,27 @@ STEPS_HD constexpr int k_blocks(int k) { return steps::ceil_div(k, kScaleBlock);
 /// Where the scale of element (row, k) of one operand lives. One formula for
 /// both granularities, so that every kernel has a single code path:
 ///
-///   scale(row, kb) = scales[(row / rows_per_block) * row_stride + kb * kb_stride]
+///   scale(row, kb) = scales[(row >> row_shift) * row_stride + kb * kb_stride]
 ///
-///   fine A  (1 x 128):    rows_per_block 1,   row_stride = K blocks, kb_stride 1
-///   fine B  (128 x 128):  rows_per_block 128, row_stride = K blocks, kb_stride 1
-///   per tensor:           rows_per_block 1,   row_stride 0,          kb_stride 0
+///   fine A  (1 x 128):    row_shift 0 (1 row per block),    row_stride = K blocks, kb_stride 1
+///   fine B  (128 x 128):  row_shift 7 (128 rows per block), row_stride = K blocks, kb_stride 1
+///   per tensor:           row_shift 0,                      row_stride 0,          kb_stride 0
+///
+/// (A shift, not a division by the rows per block: the GPU has no integer
+/// divider, and a division by a run-time value costs about 20 instructions
+/// in the kernels' inner loops.)
 ///
 /// The fine scales are therefore row-major over the grid of blocks: A's are an
 /// M x ceil(K/128) matrix, B's a ceil(N/128) x ceil(K/128) matrix.
 struct OperandScales {
   const float* scales = nullptr; ///< device (in kernels) or host (in references) array
-  int rows_per_block = 1;        ///< rows of the operand that share a scale
+  int row_shift = 0;             ///< log2 of the rows of the operand that share a scale
   int row_stride = 0;            ///< scales between consecutive row blocks
   int kb_stride = 0;             ///< scales between consecutive K blocks
 
   /// The scale of row `row`, K block `kb`.
   STEPS_HD float at(int row, int kb) const {
-    return scales[static_cast<std::size_t>(row / rows_per_block) * row_stride +
+    return scales[static_cast<std::size_t>(row >> row_shift) * row_stride +
                   static_cast<std::size_t>(kb) * kb_stride];
   }
   /// Number of scales the array holds for an operand of `rows` rows and K = `k`.
@@ -89,8 +95,8 @@ struct OperandScales {
   }
   /// The layout of operand A (`is_b` false) or B for scaling `s` and K = `k`.
   static OperandScales layout(Scaling s, bool is_b, int k, const float* scales) {
-    if (s == Scaling::per_tensor) return {scales, 1, 0, 0};
-    return {scales, is_b ? kScaleBlock : 1, k_blocks(k), 1};
+    if (s == Scaling::per_tensor) return {scales, 0, 0, 0};
+    return {scales, is_b ? kScaleBlockLog2 : 0, k_blocks(k), 1};
   }
 };
 
@@ -128,6 +134,20 @@ __device__ __forceinline__ float dot16_e4m3(const uint4& a, const uint4& b, floa
     }
   }
   return acc;
+}
+
+/// Stores two neighbouring results (row, col) and (row, col + 1) of D as
+/// BF16: one 4-byte store when both exist and the address is 4-byte aligned
+/// (N even), else one checked store each.
+__device__ __forceinline__ void store_pair(const Fp8Gemm& p, int row, int col, float v0, float v1) {
+  if (row >= p.m) return;
+  __nv_bfloat16* out = p.d + static_cast<std::size_t>(row) * p.n + col;
+  if (col + 1 < p.n && p.n % 2 == 0) {
+    *reinterpret_cast<__nv_bfloat162*>(out) = __floats2bfloat162_rn(v0, v1);
+  } else {
+    if (col < p.n) out[0] = __float2bfloat16_rn(v0);
+    if (col + 1 < p.n) out[1] = __float2bfloat16_rn(v1);
+  }
 }
 
 } // namespace ch10

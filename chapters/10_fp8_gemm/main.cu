@@ -1,5 +1,5 @@
-// Chapter 10: FP8 GEMM on Hopper, part 1: scaled FP8 products, checked and
-// measured against cuBLASLt.
+// Chapter 10: FP8 GEMM on Hopper: scaled FP8 products, from CUDA cores to a
+// warp-specialized wgmma pipeline, checked and measured against cuBLASLt.
 //
 // D (BF16, M x N) = A (E4M3, M x K) * B^T (B: E4M3, N x K), both inputs
 // K-major, FP32 accumulation, with per-tensor or fine-grained scales (A:
@@ -11,7 +11,9 @@
 //                                default and fast accumulation
 //   v1 naive                     one thread per element of D, CUDA cores
 //   v2 mma_sync                  128 x 128 tiles, mma.sync m16n8k32 E4M3, FP32 promotion per 128 K
-//   (part 2 adds v3 wgmma + TMA and v4 warp-specialised, pipelined: v3_*.cuh, v4_*.cuh)
+//   v3 wgmma                     64 x 128 tiles, TMA + mbarrier, 2 stages, one warpgroup's wgmma
+//   v4 warp_specialized          128 x 128 tiles, a TMA producer warpgroup and two wgmma
+//                                warpgroups, 6-stage ring, setmaxnreg, persistent
 //
 // Verification: for small problems every version is compared with an FP64
 // CPU product of the quantized inputs. For large ones, cuBLAS SGEMM (FP32,
@@ -28,6 +30,8 @@
 #include "v0_cublaslt.cuh"
 #include "v1_naive.cuh"
 #include "v2_mma_sync.cuh"
+#include "v3_wgmma.cuh"
+#include "v4_warp_specialized.cuh"
 
 #include "steps/chapter.hpp"
 #include "steps/cli.hpp"
@@ -66,7 +70,7 @@ constexpr int kSamples = 256;
 ///   - CUDA-core FP32 (v1, mistakes): a chain of at most 128 fused
 ///     multiply-adds per block (128 roundings of 2^-24), 3 for scaling it,
 ///     one per block for the total: (128 + 4 + K blocks) * 2^-24.
-///   - tensor cores with promotion every 128 K (v2, yours): at most 4
+///   - tensor cores with promotion every 128 K (v2, v3, v4, yours): at most 4
 ///     mma k32 steps accumulate inside the tensor core, which keeps about 14
 ///     bits of the aligned sum (DeepSeek-V3, section 3.3.2): about 2^-13 of
 ///     the sum per step, 2^-11 for 4; twice that as margin: 2^-10.
@@ -75,7 +79,8 @@ constexpr int kSamples = 256;
 ///     tensor core): 2^-8.
 double accumulation_gamma(const std::string& name, int k) {
   if (name == "cublaslt" || name == "cublaslt_fast") return std::ldexp(1.0, -8);
-  if (name == "mma_sync" || name == "yours") return std::ldexp(1.0, -10);
+  if (name == "mma_sync" || name == "wgmma" || name == "warp_specialized" || name == "yours")
+    return std::ldexp(1.0, -10);
   return (kScaleBlock + 4 + k_blocks(k)) * std::ldexp(1.0, -24);
 }
 
@@ -133,8 +138,9 @@ public:
     {
       steps::DeviceBuffer<float> a32(elements(m, k)), b32(elements(n, k));
       steps::DeviceBuffer<unsigned int> amax(1);
-      make_inputs(a32.data(), m, k, MagnitudeModel{opts.seed, 1, 32, true});
-      make_inputs(b32.data(), n, k, MagnitudeModel{opts.seed + 1, kScaleBlock, 16, false});
+      const int outliers = static_cast<int>(opts.get("--outlier-exponent"));
+      make_inputs(a32.data(), m, k, MagnitudeModel{opts.seed, 1, 32, true, outliers});
+      make_inputs(b32.data(), n, k, MagnitudeModel{opts.seed + 1, kScaleBlock, 16, false, outliers});
       for (DeviceQuantized* q : {&tensor_, &fine_}) {
         const Scaling s = q == &tensor_ ? Scaling::per_tensor : Scaling::fine;
         compute_scales(a32.data(), m, k, s, false, q->sa.data(), amax.data());
@@ -365,6 +371,10 @@ const std::vector<Version> kVersions = {
      [](Fp8GemmProblem& p, cudaStream_t s) { v1::launch(p.gemm(), s); }},
     {"mma_sync", "v2: 128 x 128 tiles, mma.sync m16n8k32 E4M3, FP32 promotion every 128 K", steps::Role::version,
      [](Fp8GemmProblem& p, cudaStream_t s) { v2::launch(p.gemm(), s); }},
+    {"wgmma", "v3: 64 x 128 tiles, TMA + mbarrier double buffer, wgmma m64n128k32, one warpgroup",
+     steps::Role::version, [](Fp8GemmProblem& p, cudaStream_t s) { v3::launch(p.gemm(), s); }},
+    {"warp_specialized", "v4: TMA producer + 2 wgmma warpgroups, 6-stage mbarrier ring, overlapped promotion, persistent",
+     steps::Role::version, [](Fp8GemmProblem& p, cudaStream_t s) { v4::launch(p.gemm(), s); }},
 #if STEPS_WITH_EXERCISE
     {"yours", "exercise 10: your mma.sync GEMM with 1 x 128 scales on both operands", steps::Role::yours,
      [](Fp8GemmProblem& p, cudaStream_t s) { p.run_yours(s); }},
@@ -380,9 +390,9 @@ steps::ChapterInfo info() {
   steps::ChapterInfo i;
   i.number = "10";
   i.binary = "ch10_fp8_gemm";
-  i.title = "FP8 GEMM on Hopper (part 1: scales, promotion, mma.sync)";
-  i.summary = "Multiplies E4M3 matrices with per-tensor or fine-grained (1 x 128 / 128 x 128) scales into BF16, "
-              "with a CUDA-core and an mma.sync version, and compares them with cuBLASLt's FP8 matmul.";
+  i.title = "FP8 GEMM on Hopper";
+  i.summary = "Multiplies E4M3 matrices with per-tensor or fine-grained (1 x 128 / 128 x 128) scales into BF16: "
+              "CUDA cores, mma.sync, wgmma + TMA, and a warp-specialized pipeline, against cuBLASLt's FP8 matmul.";
   i.metric = steps::Metric::flops;
   // 8192 x 8192 x 4096: 32 MiB per FP8 input, 128 MiB of BF16 output (with
   // the inputs of both scalings, 4x the H200's L2), 550 GFLOP.
@@ -401,6 +411,9 @@ steps::ChapterInfo info() {
   i.int_options.push_back({"--n", "N", "rows of B, columns of D; 0: --size; a multiple of 8 for cuBLASLt",
                            0, 0, INT_MAX});
   i.int_options.push_back({"--k", "K", "the dot-product length, a multiple of 16", 4096, 16, INT_MAX});
+  i.int_options.push_back({"--outlier-exponent", "E",
+                           "outlier rows of A and blocks of B are 2^E times larger than the rest", kDefaultOutlierExponent,
+                           0, 24});
   i.flag_options.push_back({"--per-tensor", "one FP32 scale per tensor (default: fine-grained)"});
   i.flag_options.push_back({"--fine", "fine-grained scales: A 1 x 128, B 128 x 128 (the default)"});
   return i;
@@ -429,8 +442,8 @@ int check_arguments(const steps::ChapterInfo& info, int argc, char** argv) {
   for (const auto& v : opts.variants) lt = lt || v == "cublaslt" || v == "cublaslt_fast";
   if (lt && n % 8 != 0)
     return usage("--n " + std::to_string(n) +
-                 ": N must be a multiple of 8 for cuBLASLt (rows of BF16 D must start 16-byte aligned); other "
-                 "versions take any N with --variant naive,mma_sync");
+                 ": N must be a multiple of 8 for cuBLASLt (rows of BF16 D must start 16-byte aligned); the other "
+                 "versions take any N: --variant naive,mma_sync,wgmma,warp_specialized");
   // The kernels are built for sm_90a only (no PTX), which runs on Hopper and
   // nothing newer; older GPUs are turned away by run_chapter (min_cc).
   std::string reason;

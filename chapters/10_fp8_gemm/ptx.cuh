@@ -6,8 +6,19 @@
 //                      "commit groups" the thread waits for.
 //   mma.sync (sm_89+ for FP8)  one warp multiplies a 16 x 32 E4M3 tile of A
 //                      by a 32 x 8 tile of B into a 16 x 8 FP32 tile.
-//
-// The wgmma / TMA / mbarrier wrappers of the next part (v3, v4) belong here too.
+//   mbarrier (sm_80+, transaction counts sm_90)  a 64-bit barrier object in
+//                      shared memory: threads arrive on it, and TMA copies
+//                      count their bytes down on it; a phase completes when
+//                      both reach zero, and waiters wait for a phase's parity.
+//   TMA (sm_90)        cp.async.bulk.tensor: one thread asks the copy engine
+//                      for a whole 2D box of a tensor described by a
+//                      CUtensorMap; it lands in shared memory (swizzled if the
+//                      map says so) and completes on an mbarrier.
+//   wgmma (sm_90a)     a warpgroup (4 warps) multiplies a 64 x 32 E4M3 tile of A
+//                      by a 32 x N tile of B, both read straight from shared
+//                      memory through descriptors, into 64 x N FP32 registers;
+//                      asynchronous: commit, then wait.
+//   setmaxnreg (sm_90a) moves registers between warpgroups of a block.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -60,6 +71,168 @@ __device__ __forceinline__ void mma_m16n8k32_e4m3(float (&d)[4], const std::uint
       "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+// ---------------------------------------------------------------- mbarrier
+
+/// The shared-memory address of a generic pointer, as the PTX instructions
+/// below take it.
+__device__ __forceinline__ std::uint32_t smem_addr(const void* p) {
+  return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
+}
+
+/// Sets up a barrier that completes a phase after `arrivals` arrive calls
+/// (and, if anyone announced bytes with arrive_expect_tx, after those bytes
+/// landed). One thread initialises; see fence_barrier_init.
+__device__ __forceinline__ void mbarrier_init(std::uint64_t* bar, std::uint32_t arrivals) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(smem_addr(bar)), "r"(arrivals) : "memory");
+}
+
+/// Makes initialised barriers visible to the other threads and to the copy
+/// engine; a __syncthreads() must follow before anyone uses them.
+__device__ __forceinline__ void fence_barrier_init() {
+  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+}
+
+/// One arrival that also announces `bytes` more bytes to come (TMA copies
+/// completing on this barrier count them down).
+__device__ __forceinline__ void mbarrier_arrive_expect_tx(std::uint64_t* bar, std::uint32_t bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem_addr(bar)), "r"(bytes)
+               : "memory");
+}
+
+/// One plain arrival.
+__device__ __forceinline__ void mbarrier_arrive(std::uint64_t* bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(smem_addr(bar)) : "memory");
+}
+
+/// Waits until the phase of parity `parity` (0 or 1) has completed. A
+/// barrier starts in phase 0, incomplete: waiting for parity 0 blocks until
+/// the first phase completes, waiting for parity 1 returns at once (the
+/// "previous" phase counts as complete). That is the whole trick of a ring of
+/// stages: consumers wait on full[s] with the phase bit of their lap around
+/// the ring, producers on empty[s] with the opposite bit, so their first lap
+/// does not wait. try_wait blocks for a while in hardware before it reports
+/// failure, so this loop does not spin hot.
+__device__ __forceinline__ void mbarrier_wait(std::uint64_t* bar, std::uint32_t parity) {
+  const std::uint32_t addr = smem_addr(bar);
+  std::uint32_t done = 0;
+  do {
+    asm volatile(
+        "{\n.reg .pred p;\n"
+        "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+        "selp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(done)
+        : "r"(addr), "r"(parity)
+        : "memory");
+  } while (!done);
+}
+
+// --------------------------------------------------------------------- TMA
+
+/// Starts a TMA copy of the box at (`c0`, `c1`) (c0 innermost: the K byte,
+/// c1 the row) of the tensor `map` describes into shared memory at `dst`; it
+/// completes on `bar` with the box's full byte count, even where the box
+/// reaches past the tensor (those bytes are zero-filled).
+__device__ __forceinline__ void tma_load_2d(void* dst, const void* map, std::uint64_t* bar, int c0, int c1) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::"r"(
+          smem_addr(dst)),
+      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(c0), "r"(c1), "r"(smem_addr(bar))
+      : "memory");
+}
+
+/// Fetches a tensor map (a kernel parameter) into the TMA unit's cache.
+__device__ __forceinline__ void tma_prefetch_map(const void* map) {
+  asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<std::uint64_t>(map)) : "memory");
+}
+
+// ------------------------------------------------------------------- wgmma
+
+/// The 64-bit shared-memory matrix descriptor of a K-major tile whose rows
+/// are 128 bytes, stored with the 128-byte swizzle (as TMA writes it with
+/// CU_TENSOR_MAP_SWIZZLE_128B), starting at `tile`:
+///   bits  0-13  start address >> 4
+///   bits 16-29  leading-dimension byte offset >> 4: unused for swizzled
+///               K-major tiles (0)
+///   bits 32-45  stride byte offset >> 4: 1024 B from one group of 8 rows to
+///               the next (8 rows x 128 B)
+///   bits 62-63  swizzle mode: 1 = 128-byte swizzle
+/// The tile must start on a 1024-byte boundary (the swizzle pattern repeats
+/// every 8 rows = 1024 B, and the descriptor's base-offset bits stay 0). To
+/// step along K inside the 128-byte rows, add the byte offset (32 per k32
+/// step) to `tile`: the hardware applies the swizzle to the final address.
+__device__ __forceinline__ std::uint64_t wgmma_desc_sw128(const void* tile) {
+  const std::uint64_t addr = smem_addr(tile);
+  return ((addr & 0x3FFFF) >> 4) | (std::uint64_t{1024 >> 4} << 32) | (std::uint64_t{1} << 62);
+}
+
+/// Orders this thread's earlier register writes (of the accumulators) before
+/// the wgmma instructions that follow. Needed before the first wgmma of a
+/// batch whenever the accumulators were touched by ordinary instructions.
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+/// Closes the current batch of wgmma instructions into a group.
+__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+/// Waits until at most `kPending` groups of this warpgroup are in flight.
+template <int kPending>
+__device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(kPending) : "memory");
+}
+
+/// d (64 x 128 FP32) = A (64 x 32 E4M3) * B^T (B: 128 x 32 E4M3) + (accumulate ? d : 0)
+/// for one warpgroup, A and B both K-major in shared memory (descriptors
+/// above). Which elements thread l of warp w (of the warpgroup) holds, for
+/// i = 0..15:
+///   d[4i], d[4i+1]:   row 16w + l/4,     columns 8i + 2(l%4), 8i + 2(l%4) + 1
+///   d[4i+2], d[4i+3]: row 16w + l/4 + 8, the same columns
+/// Asynchronous: the registers are valid only after wgmma_commit and
+/// wgmma_wait.
+__device__ __forceinline__ void wgmma_m64n128k32_e4m3(float (&d)[64], std::uint64_t desc_a, std::uint64_t desc_b,
+                                                      std::uint32_t accumulate) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3 {"
+        "%0, %1, %2, %3, %4, %5, %6, %7, "
+        "%8, %9, %10, %11, %12, %13, %14, %15, "
+        "%16, %17, %18, %19, %20, %21, %22, %23, "
+        "%24, %25, %26, %27, %28, %29, %30, %31, "
+        "%32, %33, %34, %35, %36, %37, %38, %39, "
+        "%40, %41, %42, %43, %44, %45, %46, %47, "
+        "%48, %49, %50, %51, %52, %53, %54, %55, "
+        "%56, %57, %58, %59, %60, %61, %62, %63"
+        "}, %64, %65, p, 1, 1;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+          "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+          "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+          "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+        : "l"(desc_a), "l"(desc_b), "r"(accumulate));
+}
+
+// ------------------------------------------------------- named barriers
+
+/// __syncthreads() for a subset: waits until `threads` threads (a multiple
+/// of 32) have reached barrier `id` (1..15; 0 is __syncthreads' own).
+__device__ __forceinline__ void named_barrier_sync(int id, int threads) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+
+// -------------------------------------------------------------- registers
+
+/// Lowers this warpgroup's register count to kRegs (every warp of the
+/// warpgroup executes it).
+template <int kRegs>
+__device__ __forceinline__ void setmaxnreg_dec() {
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(kRegs));
+}
+/// Raises this warpgroup's register count to kRegs, waiting until other
+/// warpgroups have released enough.
+template <int kRegs>
+__device__ __forceinline__ void setmaxnreg_inc() {
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kRegs));
 }
 
 } // namespace ch10::ptx

@@ -28,25 +28,26 @@ namespace ch10 {
 
 /// How the test matrices vary in magnitude. Element (r, k) is
 /// uniform(-1, 1) * 2^e, where e is chosen per block of `rows_per_block`
-/// rows x 128 columns: a random integer in [-3, 3], plus kOutlierExponent
+/// rows x 128 columns: a random integer in [-3, 3], plus `outlier_exponent`
 /// for one block-row in `outlier_every` (A: whole rows; B: single blocks).
+/// Outliers are 2^8 times larger than the other values by default
+/// (--outlier-exponent changes it).
+constexpr int kDefaultOutlierExponent = 8;
+
 struct MagnitudeModel {
   std::uint64_t seed = 0;  ///< random stream (values and exponents)
   int rows_per_block = 1;  ///< 1 for A (per row), 128 for B (per 128 x 128 block)
   int outlier_every = 32;  ///< about one block in this many is an outlier
   bool outlier_rows = true; ///< true: a whole row block is an outlier (A); false: single blocks (B)
+  int outlier_exponent = kDefaultOutlierExponent; ///< outliers are 2^this larger than the rest
 };
-
-/// 2^8: outliers are this much larger than the rest (bigger than E4M3's 2^3
-/// of precision range per binade can absorb with one shared scale).
-constexpr int kOutlierExponent = 8;
 
 /// The exponent of block (row_block, kb): see MagnitudeModel.
 STEPS_HD inline int block_exponent(const MagnitudeModel& mm, std::uint64_t row_block, std::uint64_t kb) {
   const std::uint64_t h = steps::splitmix64(mm.seed ^ (row_block * 0x9E3779B97F4A7C15ull) ^ (kb << 40));
   int e = static_cast<int>(h % 7) - 3;
   const std::uint64_t o = steps::splitmix64(mm.seed + 0x51ED27ull + row_block * 977 + (mm.outlier_rows ? 0 : kb * 131));
-  if (o % static_cast<std::uint64_t>(mm.outlier_every) == 0) e += kOutlierExponent;
+  if (o % static_cast<std::uint64_t>(mm.outlier_every) == 0) e += mm.outlier_exponent;
   return e;
 }
 

@@ -49,7 +49,8 @@ static_assert(BLOCK_K == kScaleBlock, "one K slice is one scale block");
 ///   j = 2: row mi * 16 + g + 8, column ni * 8 + 2t
 ///   j = 3: row mi * 16 + g + 8, column ni * 8 + 2t + 1
 /// of the warp's 64 x 32 piece (PTX ISA: mma.m16n8k32 fragments).
-using Accumulators = float[kMmaM][kMmaN][4];
+/// (A typedef: Doxygen 1.9 misreads the `using` form of an array type.)
+typedef float Accumulators[kMmaM][kMmaN][4];
 
 __device__ __forceinline__ void cp_async_16(void* smem_dst, const void* gmem_src) {
   const auto dst = static_cast<unsigned int>(__cvta_generic_to_shared(smem_dst));

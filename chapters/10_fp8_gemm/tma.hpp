@@ -1,0 +1,73 @@
+// Chapter 10: tensor maps for TMA, made on the host.
+//
+// A CUtensorMap (128 bytes) tells the copy engine everything about a tensor
+// in global memory and about the box one copy moves: base address, sizes and
+// strides, box size, element type and how to lay the box out in shared
+// memory (the swizzle). The kernel gets it by value as a
+// `const __grid_constant__ CUtensorMap` parameter, so it lives in the kernel's
+// parameter space, where the TMA unit can read it.
+//
+// The encoder is a driver function (cuTensorMapEncodeTiled). To keep the
+// course linking only the CUDA runtime, we ask the runtime for the driver's
+// entry point instead of linking libcuda.
+#pragma once
+
+#include "steps/error.hpp"
+
+#include <cuda.h>
+#include <cudaTypedefs.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace ch10 {
+
+/// The driver's tensor-map encoder, looked up once.
+inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
+  static PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
+    void* p = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &found));
+    if (found != cudaDriverEntryPointSuccess || p == nullptr)
+      throw std::runtime_error("the CUDA driver has no cuTensorMapEncodeTiled (TMA needs a CUDA 12 driver or newer)");
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(p);
+  }();
+  return fn;
+}
+
+/// The map of a row-major matrix of `rows` rows of `row_bytes` one-byte
+/// elements (E4M3 codes), copied in boxes of `box_rows` rows x 128 bytes,
+/// written to shared memory with the 128-byte swizzle: the layout
+/// ptx::wgmma_desc_sw128 describes. Parts of a box past the matrix (the last
+/// rows, the K tail) arrive as zeros.
+///
+///   global (row-major, rows x row_bytes)         shared memory (one box)
+///   +--------+--------+--------+---+            row 0: chunks 0 1 2 3 4 5 6 7
+///   |  box   |        |        |   |            row 1: chunks 1 0 3 2 5 4 7 6
+///   | 128 B  |        |        |   | box_rows   row 2: chunks 2 3 0 1 6 7 4 5
+///   +--------+--------+--------+---+            ...    (16-byte chunk c of row r
+///   |        |        |        |   |                    goes to slot c ^ (r % 8))
+///
+/// The swizzle spreads the 16-byte chunks of 8 consecutive rows over all 32
+/// banks, so wgmma reads a column of chunks without bank conflicts.
+inline CUtensorMap make_tensor_map_k_major(const void* base, std::uint64_t rows, std::uint64_t row_bytes,
+                                           std::uint32_t box_rows) {
+  CUtensorMap map{};
+  const cuuint64_t dims[2] = {row_bytes, rows};     // innermost first
+  const cuuint64_t strides[1] = {row_bytes};        // bytes from one row to the next (a multiple of 16)
+  const cuuint32_t box[2] = {128, box_rows};        // 128 bytes of K: the most the 128-byte swizzle allows
+  const cuuint32_t element_strides[2] = {1, 1};
+  const CUresult r = tensor_map_encoder()(&map, CU_TENSOR_MAP_DATA_TYPE_UINT8, 2, const_cast<void*>(base), dims,
+                                          strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                                          CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                                          CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS)
+    throw std::runtime_error("cuTensorMapEncodeTiled failed (CUresult " + std::to_string(static_cast<int>(r)) +
+                       ") for a " + std::to_string(rows) + " x " + std::to_string(row_bytes) +
+                       " byte matrix: rows must be a multiple of 16 bytes and the base 16-byte aligned");
+  return map;
+}
+
+} // namespace ch10

@@ -1,0 +1,267 @@
+// Chapter 10, version 4: warp-specialized, pipelined, persistent.
+//
+// Change from version 3: the block's warpgroups get different jobs, and the
+// loads run as far ahead of the math as shared memory allows.
+//
+//   block = 3 warpgroups (384 threads), tile 128 x 128, kStages = 6 stages of 32 KB
+//
+//   warpgroup 0, the producer (1 thread works; 40 registers per thread):
+//     for each tile, for each K block:
+//       wait empty[s]          (the math warpgroups are done with stage s)
+//       expect_tx full[s], 32 KB; TMA A (128 x 128 B) and B (128 x 128 B) -> stage s
+//   warpgroups 1 and 2, the math (232 registers per thread), rows 0-63 and 64-127:
+//     for each tile, for each K block kb:
+//       wait full[s(kb+1)]; issue the 4 wgmma of kb + 1      (tensor cores stay busy)
+//       wait for kb's wgmma; arrive empty[s(kb)]; promote kb  (CUDA cores)
+//     store the tile through shared memory; meanwhile the producer is
+//     already loading the next tile's first stages
+//
+//   stage ring:  s = 0 1 2 3 4 5 0 1 2 ...   the phase bit flips each lap
+//   full[s]:  1 arrival (producer's expect_tx) + 32 KB of TMA bytes per phase
+//   empty[s]: 8 arrivals (lane 0 of each math warp) per phase
+//
+//   time ->        kb=0         kb=1         kb=2
+//   tensor cores:  [wgmma 0]    [wgmma 1]    [wgmma 2]   ...
+//   CUDA cores:                 [promote 0]  [promote 1] ...
+//
+// Why each piece:
+//   - Several stages in flight hide the memory latency: 6 x 32 KB = 192 KB of
+//     the 227 KB of shared memory (the epilogue buffer takes 32 KB more).
+//   - Two math warpgroups, and in each the wgmma of block kb + 1 in flight
+//     while block kb is promoted: the tensor cores never wait for the
+//     promotion. (Two sets of 64 partial sums plus 64 totals per thread.)
+//   - setmaxnreg: the producer needs few registers, the math warpgroups many:
+//     40 + 2 x 232 per thread fills the register file as far as a
+//     384-thread block may.
+//   - Scales loaded one block ahead and multiplied late (wgmma_math.cuh).
+//   - The epilogue goes through shared memory so that every global store is
+//     16 bytes and a warp writes two whole 256-byte rows of D.
+//   - Persistent: one block per SM loops over tiles (grouped by 8 rows of
+//     tiles, so that the tiles running at once share A and B in L2).
+//
+// On the H200 at 8192 x 8192 x 4096: 1088 TFLOP/s (5.8x v2; 0.77x cuBLASLt).
+#pragma once
+
+#include "fp8_gemm.cuh"
+#include "ptx.cuh"
+#include "tma.hpp"
+#include "v3_wgmma.cuh"
+#include "wgmma_math.cuh"
+
+#include "steps/error.hpp"
+#include "steps/math.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <stdexcept>
+
+namespace ch10::v4 {
+
+constexpr int kMathGroups = 2;
+constexpr int BLOCK_M = kMathGroups * wg::kMathRows, BLOCK_N = wg::kTileN; // 128 x 128
+constexpr int kThreads = 128 * (1 + kMathGroups);                           // 384
+constexpr int kStages = 6;
+constexpr int kABytes = BLOCK_M * wg::kRowBytes;                            // 16 KB
+constexpr int kStageBytes = kABytes + BLOCK_N * wg::kRowBytes;              // 32 KB
+/// The epilogue buffer of one math warpgroup: 64 rows of 128 BF16 (256 B).
+constexpr int kOutRowBytes = BLOCK_N * 2;
+constexpr int kOutBytes = wg::kMathRows * kOutRowBytes;                     // 16 KB
+constexpr int kSmemBytes = kStages * kStageBytes + kMathGroups * kOutBytes + 2 * kStages * 8 + 1024;
+constexpr int kProducerRegs = 40, kMathRegs = 232;
+/// Tiles are handed out in groups of this many rows of tiles (see tile_at).
+constexpr int kGroupM = 8;
+
+static_assert(kSmemBytes <= 232448, "more shared memory than an H100/H200 block may have");
+static_assert(kProducerRegs * 128 + kMathRegs * 128 * kMathGroups <= 65536, "more registers than an SM has");
+
+/// The tile that work item t covers. Consecutive t walk down a group of
+/// kGroupM rows of tiles before moving one column right, so that the ~132
+/// tiles running at once cover about 8 rows x 17 columns of tiles: 8 panels
+/// of A and 17 of B, which stay in L2, instead of 2 rows x all columns.
+__device__ __forceinline__ void tile_at(int t, int tiles_m, int tiles_n, int& m0, int& n0) {
+  const int per_group = kGroupM * tiles_n;
+  const int first_m = (t / per_group) * kGroupM;
+  const int rows = min(kGroupM, tiles_m - first_m);
+  const int r = t % per_group;
+  m0 = (first_m + r % rows) * BLOCK_M;
+  n0 = (r / rows) * BLOCK_N;
+}
+
+/// Where a role is in the ring of stages: the stage, and the parity of the
+/// lap around the ring (it flips each time the stage index wraps to 0).
+struct Ring {
+  int stage = 0;
+  std::uint32_t phase = 0;
+  __device__ void advance() {
+    if (++stage == kStages) {
+      stage = 0;
+      phase ^= 1;
+    }
+  }
+};
+
+/// One math warpgroup's K loop for one tile: total = the tile's 64 x 128
+/// piece, promoted block by block. Block kb's partial sums live in partial0
+/// when kb is even and in partial1 when odd: two explicit register sets and
+/// the loop unrolled by 2, so that no register array is ever indexed at run
+/// time (that would put it in local memory).
+__device__ __forceinline__ void math_tile(const Fp8Gemm& p, const wg::Fragment& f, int n0, int math,
+                                          std::uint8_t* smem, std::uint64_t* full, std::uint64_t* empty,
+                                          Ring& ring, int num_kb, float (&total)[wg::kAccum],
+                                          float (&partial0)[wg::kAccum], float (&partial1)[wg::kAccum]) {
+  const bool signals = threadIdx.x % 32 == 0; // lane 0 arrives on empty[] for its warp
+  Ring ahead = ring; // `ring`: the next block to promote; `ahead`: the next to issue
+  // Wait for the next block's stage, issue its wgmma; its scales start loading.
+  auto start = [&](float(&partial)[wg::kAccum], int kb) {
+    const wg::BlockScales sc = wg::block_scales(p, f, n0, kb);
+    const std::uint8_t* stage = smem + ahead.stage * kStageBytes;
+    ptx::mbarrier_wait(&full[ahead.stage], ahead.phase);
+    wg::issue_k_block(partial, stage + math * wg::kMathRows * wg::kRowBytes, stage + kABytes);
+    ahead.advance();
+    return sc;
+  };
+  // The oldest block's wgmma are done (waited for): free its stage, promote it.
+  auto finish = [&](float(&partial)[wg::kAccum], const wg::BlockScales& sc) {
+    if (signals) ptx::mbarrier_arrive(&empty[ring.stage]); // this warp no longer reads the stage
+    wg::promote(total, partial, sc);
+    ring.advance();
+  };
+  wg::BlockScales sc0 = start(partial0, 0), sc1;
+  int kb = 0;
+  for (; kb + 2 < num_kb; kb += 2) { // blocks kb + 1 and kb + 2 both exist
+    sc1 = start(partial1, kb + 1);
+    ptx::wgmma_wait<1>();            // block kb is done; kb + 1 may still run
+    finish(partial0, sc0);
+    sc0 = start(partial0, kb + 2);
+    ptx::wgmma_wait<1>();
+    finish(partial1, sc1);
+  }
+  if (kb + 1 < num_kb) {             // two blocks left: kb (in flight) and kb + 1
+    sc1 = start(partial1, kb + 1);
+    ptx::wgmma_wait<1>();
+    finish(partial0, sc0);
+    ptx::wgmma_wait<0>();
+    finish(partial1, sc1);
+  } else {                           // one block left: kb
+    ptx::wgmma_wait<0>();
+    finish(partial0, sc0);
+  }
+}
+
+/// Writes one math warpgroup's 64 x 128 piece of D (rows m0.., columns n0..)
+/// through its shared buffer `out`:
+///   1. each thread writes its BF16 pairs into `out`, row-major, 256-byte rows,
+///      16-byte chunk c of row r stored at chunk c ^ (r % 8): the 8 rows of a
+///      fragment store then hit 8 different chunks, all 32 banks;
+///   2. the warpgroup reads it back in 16-byte chunks, 16 lanes per row, and
+///      writes D with whole 256-byte rows per half-warp.
+/// Named barrier `bar` (128 threads) separates the phases, and keeps the
+/// next tile from overwriting `out` while it is still being read.
+__device__ __forceinline__ void store_tile(const Fp8Gemm& p, const float (&total)[wg::kAccum], std::uint8_t* out,
+                                          int m0, int n0, int bar) {
+  const int tid = threadIdx.x % 128, warp = tid / 32, lane = tid % 32;
+#pragma unroll
+  for (int i = 0; i < wg::kAccum / 4; ++i)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int r = 16 * warp + lane / 4 + 8 * h;
+      *reinterpret_cast<__nv_bfloat162*>(out + r * kOutRowBytes + ((i ^ (r % 8)) * 16) + 4 * (lane % 4)) =
+          __floats2bfloat162_rn(total[4 * i + 2 * h], total[4 * i + 2 * h + 1]);
+    }
+  ptx::named_barrier_sync(bar, 128);
+  constexpr int kChunksPerRow = kOutRowBytes / 16; // 16
+  const bool vector_ok = p.n % 8 == 0;             // every row of D starts 16-byte aligned
+#pragma unroll
+  for (int j = 0; j < wg::kMathRows * kChunksPerRow / 128; ++j) {
+    const int idx = j * 128 + tid, r = idx / kChunksPerRow, c = idx % kChunksPerRow;
+    const int row = m0 + r, col = n0 + 8 * c;
+    if (row >= p.m || col >= p.n) continue;
+    const uint4 v = *reinterpret_cast<const uint4*>(out + r * kOutRowBytes + ((c ^ (r % 8)) * 16));
+    __nv_bfloat16* dst = p.d + static_cast<std::size_t>(row) * p.n + col;
+    if (vector_ok && col + 8 <= p.n) {
+      *reinterpret_cast<uint4*>(dst) = v;
+    } else {
+      const std::uint32_t w[4] = {v.x, v.y, v.z, v.w}; // 8 BF16, taken apart with constant indices
+#pragma unroll
+      for (int x = 0; x < 8; ++x)
+        if (col + x < p.n) reinterpret_cast<std::uint16_t*>(dst)[x] = static_cast<std::uint16_t>(w[x / 2] >> (16 * (x % 2)));
+    }
+  }
+  ptx::named_barrier_sync(bar, 128);
+}
+
+__global__ void __launch_bounds__(kThreads, 1)
+    fp8_gemm_warp_specialized(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+                              Fp8Gemm p) {
+  extern __shared__ std::uint8_t smem_raw[];
+  std::uint8_t* smem = v3::align_1024(smem_raw);
+  std::uint8_t* out = smem + kStages * kStageBytes; // kMathGroups epilogue buffers
+  auto* full = reinterpret_cast<std::uint64_t*>(out + kMathGroups * kOutBytes);
+  std::uint64_t* empty = full + kStages;
+
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < kStages; ++s) {
+      ptx::mbarrier_init(&full[s], 1);                // the producer's expect_tx
+      ptx::mbarrier_init(&empty[s], 4 * kMathGroups); // one per math warp
+    }
+    ptx::fence_barrier_init();
+  }
+  __syncthreads(); // the last block-wide barrier: from here on the roles only meet at mbarriers
+
+  const int tiles_m = steps::ceil_div(p.m, BLOCK_M), tiles_n = steps::ceil_div(p.n, BLOCK_N);
+  const int tiles = tiles_m * tiles_n;
+  const int num_kb = k_blocks(p.k);
+  const int role = threadIdx.x / 128; // 0 producer, 1.. math
+
+  if (role == 0) {
+    ptx::setmaxnreg_dec<kProducerRegs>();
+    if (threadIdx.x != 0) return;
+    ptx::tma_prefetch_map(&map_a);
+    ptx::tma_prefetch_map(&map_b);
+    Ring ring;
+    for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+      int m0, n0;
+      tile_at(t, tiles_m, tiles_n, m0, n0);
+      for (int kb = 0; kb < num_kb; ++kb) {
+        ptx::mbarrier_wait(&empty[ring.stage], ring.phase ^ 1); // first lap: passes at once
+        std::uint8_t* stage = smem + ring.stage * kStageBytes;
+        ptx::mbarrier_arrive_expect_tx(&full[ring.stage], kStageBytes);
+        ptx::tma_load_2d(stage, &map_a, &full[ring.stage], kb * wg::kBlockK, m0);
+        ptx::tma_load_2d(stage + kABytes, &map_b, &full[ring.stage], kb * wg::kBlockK, n0);
+        ring.advance();
+      }
+    }
+  } else {
+    ptx::setmaxnreg_inc<kMathRegs>();
+    const int math = role - 1; // rows 64 * math .. of the tile
+    const int warp_in_group = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
+    Ring ring;
+    float partial0[wg::kAccum] = {}, partial1[wg::kAccum] = {};
+    for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+      int m0, n0;
+      tile_at(t, tiles_m, tiles_n, m0, n0);
+      const wg::Fragment f(m0 + math * wg::kMathRows, n0, warp_in_group, lane);
+      float total[wg::kAccum] = {};
+      math_tile(p, f, n0, math, smem, full, empty, ring, num_kb, total, partial0, partial1);
+      store_tile(p, total, out + math * kOutBytes, m0 + math * wg::kMathRows, n0, 1 + math);
+    }
+  }
+}
+
+inline void launch(const Fp8Gemm& p, cudaStream_t stream) {
+  const CUtensorMap map_a = make_tensor_map_k_major(p.a, p.m, p.k, BLOCK_M);
+  const CUtensorMap map_b = make_tensor_map_k_major(p.b, p.n, p.k, BLOCK_N);
+  CUDA_CHECK(cudaFuncSetAttribute(fp8_gemm_warp_specialized, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
+  int device = 0, sms = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  // One block per SM (a block takes most of the SM's shared memory and all
+  // of its registers), never more blocks than tiles.
+  const long long tiles = static_cast<long long>(steps::ceil_div(p.m, BLOCK_M)) * steps::ceil_div(p.n, BLOCK_N);
+  if (tiles > INT_MAX) throw std::invalid_argument("v4: more than 2^31 - 1 tiles");
+  const int grid = static_cast<int>(std::min<long long>(sms, tiles));
+  fp8_gemm_warp_specialized<<<grid, kThreads, kSmemBytes, stream>>>(map_a, map_b, p);
+  CUDA_CHECK_LAUNCH();
+}
+
+} // namespace ch10::v4
