@@ -50,15 +50,10 @@ constexpr int kSmemBytes = kStages * kStageBytes + kStages * 8 + 1024;
 
 static_assert(kABytes % 1024 == 0 && kStageBytes % 1024 == 0, "every tile must start 1024-byte aligned");
 
-/// The first 1024-byte boundary at or after p.
-__device__ __forceinline__ std::uint8_t* align_1024(std::uint8_t* p) {
-  return reinterpret_cast<std::uint8_t*>((reinterpret_cast<std::uintptr_t>(p) + 1023) & ~std::uintptr_t{1023});
-}
-
 __global__ void __launch_bounds__(kThreads) fp8_gemm_wgmma(const __grid_constant__ CUtensorMap map_a,
                                                            const __grid_constant__ CUtensorMap map_b, Fp8Gemm p) {
   extern __shared__ std::uint8_t smem_raw[];
-  std::uint8_t* smem = align_1024(smem_raw);
+  std::uint8_t* smem = wg::align_1024(smem_raw);
   auto* full = reinterpret_cast<std::uint64_t*>(smem + kStages * kStageBytes);
   const int m0 = blockIdx.y * BLOCK_M, n0 = blockIdx.x * BLOCK_N;
   const int num_kb = k_blocks(p.k);

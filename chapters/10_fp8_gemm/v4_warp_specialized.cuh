@@ -45,7 +45,6 @@
 #include "fp8_gemm.cuh"
 #include "ptx.cuh"
 #include "tma.hpp"
-#include "v3_wgmma.cuh"
 #include "wgmma_math.cuh"
 
 #include "steps/error.hpp"
@@ -194,7 +193,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     fp8_gemm_warp_specialized(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                               Fp8Gemm p) {
   extern __shared__ std::uint8_t smem_raw[];
-  std::uint8_t* smem = v3::align_1024(smem_raw);
+  std::uint8_t* smem = wg::align_1024(smem_raw);
   std::uint8_t* out = smem + kStages * kStageBytes; // kMathGroups epilogue buffers
   auto* full = reinterpret_cast<std::uint64_t*>(out + kMathGroups * kOutBytes);
   std::uint64_t* empty = full + kStages;

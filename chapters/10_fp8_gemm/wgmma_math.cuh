@@ -33,6 +33,13 @@ constexpr int kRowBytes = kBlockK;
 static_assert(kBlockK == kScaleBlock, "a stage is one scale block: the promotion happens per stage");
 static_assert(kTileN == kScaleBlock, "one B scale per tile and K block needs 128-column tiles");
 
+/// The first 1024-byte boundary at or after p: where a tile in the
+/// 128-byte swizzled layout must start (dynamic shared memory is only
+/// 16-byte aligned).
+__device__ __forceinline__ std::uint8_t* align_1024(std::uint8_t* p) {
+  return reinterpret_cast<std::uint8_t*>((reinterpret_cast<std::uintptr_t>(p) + 1023) & ~std::uintptr_t{1023});
+}
+
 /// Where this thread's values go: rows row0 and row0 + 8 of D, columns
 /// col0 + 8i and col0 + 8i + 1 (i = 0..15).
 struct Fragment {
