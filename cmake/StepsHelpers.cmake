@@ -1,53 +1,133 @@
-# Helpers that make a chapter or an exercise one call.
+# Helpers that make a chapter or an exercise one call. CONTRIBUTING.md has the
+# checklists; this file is the reference.
 #
-#   steps_add_chapter(<binary> SOURCES <files...>
-#                     [TEST_ARGS <args...>] [SANITIZE_ARGS <args...>])
-#   steps_add_exercise(SOURCES <files...> GRADER <file>
-#                      [SANITIZE_FILTER <catch2 test spec>])
+#   steps_add_chapter(SOURCES <files...>
+#                     [TEST_ARGS <args...>] [SANITIZE_ARGS <args...>]
+#                     [CUDA_ARCHITECTURES <arch...>] [LIBRARIES <targets...>]
+#                     [MIN_GPUS <n>] [TIMEOUT <seconds>])
+#       The binary is "ch" + the folder name (ch05_transpose); number, binary
+#       and title come from course.tsv and reach the program as
+#       STEPS_CHAPTER_NUMBER / _BINARY / _TITLE.
+#   steps_add_chapter_run(<name> [EXIT <code>] [MATCH <regex>] [LABEL <label>] ARGS <args...>)
+#       Another run of the chapter program (default: label gpu, exit 0).
+#   steps_add_exercise([ID <id>] SOURCES <files...> GRADER <file>
+#                      [HOST] [TIMEOUT <seconds>] [SANITIZE_FILTER <catch2 spec>]
+#                      [CUDA_ARCHITECTURES <arch...>] [LIBRARIES <targets...>])
+#       An exercise: exercises/NN_topic/ (no ID) or exercises/NN_topic/<id>/;
+#       the solution mirrors it under solutions/, with mutants/*.mutant.
+#       HOST: graded on the CPU (runs in CI; no GPU needed).
+#   steps_add_profile_test(<name> COMMAND <target> <args...>
+#                          MEASURE <name=kernel_regex:metric_or_alias>... [VAR <k=v>...] EXPECT <expr>...)
+#       Named profile.<NN_topic>.<name>.
+#   steps_test(<name> <labels> <mode> <args...>)
+#       A test through cmake/steps_run_test.sh (modes: exit, reject, sanitize).
 #
-# Test names and labels (see DESIGN.md, "Tests"):
-#   host.*      runs anywhere              gpu.*       needs a GPU (exit 77 = skipped)
-#   solution.*  reference solutions        grade.*     your exercises
-#   mutants.*   graders reject broken code sanitize.*  compute-sanitizer tools
+# Test labels (see DESIGN.md, "Tests"):
+#   host     runs anywhere              gpu       needs a GPU (exit 77 = skipped)
+#   solution reference solutions        grade     your exercises
+#   mutants  graders reject broken code sanitize  compute-sanitizer tools
+#   profile  Nsight Compute metrics     multigpu  needs several GPUs
 
 set(STEPS_TEST_RUNNER ${CMAKE_CURRENT_LIST_DIR}/steps_run_test.sh)
 set(STEPS_SANITIZER_TOOLS memcheck racecheck initcheck synccheck)
+# Where ./tutorial and tools/check.sh find what this configure built.
+set(STEPS_MANIFEST_DIR ${PROJECT_BINARY_DIR}/course)
 
-# Folder name "NN_topic" of the current source dir -> NN and topic.
-function(_steps_chapter_id out_number out_slug)
-  get_filename_component(_dir "${CMAKE_CURRENT_SOURCE_DIR}" NAME)
-  if(NOT _dir MATCHES "^([0-9][0-9])_(.+)$")
-    message(FATAL_ERROR "cuda-steps: folder '${_dir}' is not named NN_topic")
-  endif()
-  set(${out_number} ${CMAKE_MATCH_1} PARENT_SCOPE)
-  set(${out_slug} ${_dir} PARENT_SCOPE)
+# Reads course.tsv into STEPS_COURSE_FOLDERS and, per folder,
+# STEPS_COURSE_<folder>_NUMBER / _STATUS / _TITLE.
+function(steps_read_course file)
+  file(STRINGS ${file} lines)
+  set(folders "")
+  foreach(line IN LISTS lines)
+    if(line MATCHES "^#" OR line STREQUAL "")
+      continue()
+    endif()
+    if(NOT line MATCHES "^([0-9][0-9])\t([0-9][0-9]_[A-Za-z0-9_]+)\t(ready|wip|planned)\t(.+)$")
+      message(FATAL_ERROR "course.tsv: bad line '${line}' (number, folder, status, title; tab-separated)")
+    endif()
+    list(APPEND folders ${CMAKE_MATCH_2})
+    set(STEPS_COURSE_${CMAKE_MATCH_2}_NUMBER ${CMAKE_MATCH_1} PARENT_SCOPE)
+    set(STEPS_COURSE_${CMAKE_MATCH_2}_STATUS ${CMAKE_MATCH_3} PARENT_SCOPE)
+    set(STEPS_COURSE_${CMAKE_MATCH_2}_TITLE "${CMAKE_MATCH_4}" PARENT_SCOPE)
+  endforeach()
+  set(STEPS_COURSE_FOLDERS ${folders} PARENT_SCOPE)
 endfunction()
 
-# One ctest test that runs through steps_run_test.sh. MODE is exit, reject or
-# sanitize (the script's header explains each).
-function(_steps_wrapped_test name labels)
+# The "NN_topic" folder the current source dir belongs to (chapters/NN_topic,
+# exercises/NN_topic or exercises/NN_topic/<id>) -> NN and NN_topic.
+function(_steps_chapter_id out_number out_slug)
+  file(RELATIVE_PATH rel ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_SOURCE_DIR})
+  if(NOT rel MATCHES "^(chapters|exercises|solutions)/(([0-9][0-9])_[^/]+)")
+    message(FATAL_ERROR "cuda-steps: '${rel}' is not under chapters/NN_topic or exercises/NN_topic")
+  endif()
+  set(${out_number} ${CMAKE_MATCH_3} PARENT_SCOPE)
+  set(${out_slug} ${CMAKE_MATCH_2} PARENT_SCOPE)
+endfunction()
+
+function(steps_test name labels)
   add_test(NAME ${name} COMMAND bash ${STEPS_TEST_RUNNER} ${ARGN})
   set_tests_properties(${name} PROPERTIES LABELS "${labels}" SKIP_RETURN_CODE 77)
 endfunction()
 
 function(_steps_sanitize_tests prefix)
   foreach(tool IN LISTS STEPS_SANITIZER_TOOLS)
-    _steps_wrapped_test(sanitize.${prefix}.${tool} "sanitize"
+    steps_test(sanitize.${prefix}.${tool} "sanitize"
       sanitize ${tool} $<TARGET_FILE:steps_gpu_probe> -- ${ARGN})
   endforeach()
 endfunction()
 
-function(steps_add_chapter binary)
-  cmake_parse_arguments(PARSE_ARGV 1 CH "" "" "SOURCES;TEST_ARGS;SANITIZE_ARGS")
-  _steps_chapter_id(number slug)
-  add_executable(${binary} ${CH_SOURCES})
-  target_link_libraries(${binary} PRIVATE steps::common)
-  set_target_properties(${binary} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/bin)
-  if(TARGET steps_ex${number}_learner)
-    # The learner's own exercise code shows up as the "yours" row.
-    target_link_libraries(${binary} PRIVATE steps_ex${number}_learner)
-    target_compile_definitions(${binary} PRIVATE STEPS_WITH_EXERCISE=1)
+# Architecture list for targets that need a special one (chapter 10: 90a).
+# "90a" becomes -gencode arch=compute_90a,code=sm_90a: the arch-specific
+# instructions (wgmma, setmaxnreg) exist only in that form.
+function(_steps_set_architectures target)
+  if(NOT ARGN)
+    return()
   endif()
+  set(plain "")
+  set(gencode "")
+  foreach(arch IN LISTS ARGN)
+    if(arch MATCHES "^([0-9]+)a$")
+      list(APPEND gencode "-gencode=arch=compute_${CMAKE_MATCH_1}a,code=sm_${CMAKE_MATCH_1}a")
+    else()
+      list(APPEND plain ${arch})
+    endif()
+  endforeach()
+  if(plain)
+    set_property(TARGET ${target} PROPERTY CUDA_ARCHITECTURES ${plain})
+  else()
+    set_property(TARGET ${target} PROPERTY CUDA_ARCHITECTURES OFF)
+  endif()
+  if(gencode)
+    target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:${gencode}>)
+  endif()
+endfunction()
+
+function(steps_add_chapter)
+  cmake_parse_arguments(PARSE_ARGV 0 CH "" "MIN_GPUS;TIMEOUT"
+    "SOURCES;TEST_ARGS;SANITIZE_ARGS;CUDA_ARCHITECTURES;LIBRARIES")
+  _steps_chapter_id(number slug)
+  set(binary ch${slug})
+  add_executable(${binary} ${CH_SOURCES})
+  target_link_libraries(${binary} PRIVATE steps::common steps::warnings ${CH_LIBRARIES})
+  target_compile_definitions(${binary} PRIVATE
+    STEPS_CHAPTER_NUMBER="${number}" STEPS_CHAPTER_BINARY="${binary}"
+    STEPS_CHAPTER_TITLE="${STEPS_COURSE_${slug}_TITLE}")
+  set_target_properties(${binary} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/bin)
+  _steps_set_architectures(${binary} ${CH_CUDA_ARCHITECTURES})
+  # The learner's own exercise code shows up as "yours" rows: every exercise
+  # of this chapter that built a learner library.
+  get_property(learners GLOBAL PROPERTY STEPS_LEARNERS_${number})
+  if(learners)
+    target_link_libraries(${binary} PRIVATE ${learners})
+    target_compile_definitions(${binary} PRIVATE STEPS_WITH_EXERCISE=1)
+    get_property(ids GLOBAL PROPERTY STEPS_EXERCISE_IDS_${number})
+    foreach(id IN LISTS ids)
+      string(TOUPPER ${id} ID)
+      target_compile_definitions(${binary} PRIVATE STEPS_WITH_EXERCISE_${ID}=1)
+    endforeach()
+  endif()
+  set_property(GLOBAL APPEND PROPERTY STEPS_BINARIES ${binary})
+  file(APPEND ${STEPS_MANIFEST_DIR}/chapters.tsv "${number}\t${slug}\t${binary}\n")
 
   if(NOT BUILD_TESTING)
     return()
@@ -55,35 +135,67 @@ function(steps_add_chapter binary)
   set(exe $<TARGET_FILE:${binary}>)
   # The command line contract: help and list work anywhere; bad input is a
   # one-line error with exit code 2, before any GPU work.
-  _steps_wrapped_test(host.${binary}.help "host" exit 0 "Usage: ${binary}" -- ${exe} --help)
-  _steps_wrapped_test(host.${binary}.list "host" exit 0 ".*" -- ${exe} --list)
-  _steps_wrapped_test(host.${binary}.bad_size_text "host" exit 2 "--size" -- ${exe} --size abc)
-  _steps_wrapped_test(host.${binary}.bad_size_negative "host" exit 2 "--size" -- ${exe} --size -5)
-  _steps_wrapped_test(host.${binary}.bad_iters "host" exit 2 "--iters" -- ${exe} --iters 0)
-  _steps_wrapped_test(host.${binary}.unknown_option "host" exit 2 "--frobnicate" -- ${exe} --frobnicate)
-  _steps_wrapped_test(host.${binary}.unknown_variant "host" exit 2 "no_such_version" -- ${exe} --variant no_such_version)
+  steps_test(host.${binary}.help "host" exit 0 "Usage: ${binary}" -- ${exe} --help)
+  steps_test(host.${binary}.list "host" exit 0 ".*" -- ${exe} --list)
+  steps_test(host.${binary}.bad_size_text "host" exit 2 "--size" -- ${exe} --size abc)
+  steps_test(host.${binary}.bad_size_negative "host" exit 2 "--size" -- ${exe} --size -5)
+  steps_test(host.${binary}.bad_iters "host" exit 2 "--iters" -- ${exe} --iters 0)
+  steps_test(host.${binary}.unknown_option "host" exit 2 "--frobnicate" -- ${exe} --frobnicate)
+  steps_test(host.${binary}.unknown_variant "host" exit 2 "no_such_version" -- ${exe} --variant no_such_version)
+  steps_test(host.${binary}.json_unwritable "host" exit 2 "--json" -- ${exe} --json /nonexistent-dir/x.json)
   # On a GPU: every version verifies; a size far beyond the GPU's memory is a
   # clean error (exit 1), not a crash. Without a GPU both skip (exit 77).
-  _steps_wrapped_test(gpu.${binary} "gpu" exit 0 ".*" -- ${exe} ${CH_TEST_ARGS})
-  _steps_wrapped_test(gpu.${binary}.too_big "gpu" exit 1 "does not fit" -- ${exe} --size 1T)
+  set(labels "gpu")
+  if(CH_MIN_GPUS AND CH_MIN_GPUS GREATER 1)
+    set(labels "gpu;multigpu")
+  endif()
+  steps_test(gpu.${binary} "${labels}" exit 0 ".*" -- ${exe} ${CH_TEST_ARGS})
+  steps_test(gpu.${binary}.too_big "gpu" exit 1 "does not fit" -- ${exe} --size 1T)
+  if(CH_TIMEOUT)
+    set_tests_properties(gpu.${binary} PROPERTIES TIMEOUT ${CH_TIMEOUT})
+  endif()
   if(CH_SANITIZE_ARGS)
     _steps_sanitize_tests(${binary} ${exe} ${CH_SANITIZE_ARGS})
   endif()
 endfunction()
 
-# A further GPU run of a chapter program with other arguments (label gpu):
-# it must exit 0 (every version verified).
-function(steps_add_chapter_run binary name)
-  if(BUILD_TESTING)
-    _steps_wrapped_test(gpu.${binary}.${name} "gpu" exit 0 ".*" -- $<TARGET_FILE:${binary}> ${ARGN})
+function(steps_add_chapter_run name)
+  cmake_parse_arguments(PARSE_ARGV 1 RUN "" "EXIT;MATCH;LABEL" "ARGS")
+  if(NOT BUILD_TESTING)
+    return()
   endif()
+  _steps_chapter_id(number slug)
+  if(NOT DEFINED RUN_EXIT)
+    set(RUN_EXIT 0)
+  endif()
+  if(NOT RUN_MATCH)
+    set(RUN_MATCH ".*")
+  endif()
+  if(NOT RUN_LABEL)
+    set(RUN_LABEL gpu)
+  endif()
+  steps_test(${RUN_LABEL}.ch${slug}.${name} "${RUN_LABEL}" exit ${RUN_EXIT} "${RUN_MATCH}" --
+    $<TARGET_FILE:ch${slug}> ${RUN_ARGS})
 endfunction()
 
-# Writes a mutant: the solution source with exactly one edit, described by a
-# .mutant file (first line: what the mutant gets wrong; then "--- find",
-# the exact text, "--- replace", the new text, "--- end").
-function(_steps_make_mutant solution mutant_file out_file)
+# Writes a mutant: one solution source with exactly one edit, described by a
+# .mutant file:
+#   line 1: what the mutant gets wrong (one line, for people)
+#   [--- file <name>]   which solution source to edit (default: the first)
+#   --- find            the exact text, which must occur exactly once
+#   --- replace         the new text
+#   --- end
+# Returns the edited file's name in out_name.
+function(_steps_make_mutant solution_dir default_src mutant_file out_dir out_name)
   file(READ ${mutant_file} spec)
+  set(src ${default_src})
+  if(spec MATCHES "\n--- file ([^\n]+)\n")
+    string(STRIP "${CMAKE_MATCH_1}" src)
+  endif()
+  set(solution ${solution_dir}/${src})
+  if(NOT EXISTS ${solution})
+    message(FATAL_ERROR "${mutant_file}: names '${src}', which is not in ${solution_dir}")
+  endif()
   file(READ ${solution} source)
   string(FIND "${spec}" "\n--- find\n" f)
   string(FIND "${spec}" "\n--- replace\n" r)
@@ -113,97 +225,155 @@ function(_steps_make_mutant solution mutant_file out_file)
   math(EXPR tail_begin "${at} + ${find_len}")
   string(SUBSTRING "${source}" ${tail_begin} -1 tail)
   # Write through a temporary so an unchanged mutant is not rebuilt.
-  file(WRITE ${out_file}.tmp "${head}${replace_text}${tail}")
-  configure_file(${out_file}.tmp ${out_file} COPYONLY)
+  file(WRITE ${out_dir}/${src}.tmp "${head}${replace_text}${tail}")
+  configure_file(${out_dir}/${src}.tmp ${out_dir}/${src} COPYONLY)
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${mutant_file} ${solution})
+  set(${out_name} ${src} PARENT_SCOPE)
 endfunction()
 
 # One grader executable: the grader source, the implementation under test,
-# the shared library and the test main that skips (77) without a GPU.
-function(_steps_grader target grader)
+# the shared library and a test main (GPU: exits 77 without one; HOST: runs anywhere).
+function(_steps_grader target grader ex_dir host archs libs)
   add_executable(${target} ${grader} ${ARGN})
-  target_link_libraries(${target} PRIVATE steps::common steps_catch_gpu_main)
-  target_include_directories(${target} PRIVATE ${STEPS_EX_DIR})
+  if(host)
+    target_link_libraries(${target} PRIVATE steps::common steps_catch_host_main steps::warnings ${libs})
+  else()
+    target_link_libraries(${target} PRIVATE steps::common steps_catch_gpu_main steps::warnings ${libs})
+  endif()
+  target_include_directories(${target} PRIVATE ${ex_dir})
   set_target_properties(${target} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/graders)
+  _steps_set_architectures(${target} ${archs})
 endfunction()
 
 function(steps_add_exercise)
-  cmake_parse_arguments(PARSE_ARGV 0 EX "" "GRADER;SANITIZE_FILTER" "SOURCES")
+  cmake_parse_arguments(PARSE_ARGV 0 EX "HOST" "ID;GRADER;SANITIZE_FILTER;TIMEOUT"
+    "SOURCES;CUDA_ARCHITECTURES;LIBRARIES")
   _steps_chapter_id(number slug)
-  set(STEPS_EX_DIR ${CMAKE_CURRENT_SOURCE_DIR})
-  set(solution_dir ${PROJECT_SOURCE_DIR}/solutions/${slug})
+  set(ex_dir ${CMAKE_CURRENT_SOURCE_DIR})
+  file(RELATIVE_PATH rel ${PROJECT_SOURCE_DIR}/exercises ${ex_dir})
+  set(solution_dir ${PROJECT_SOURCE_DIR}/solutions/${rel})
+  if(EX_ID)
+    set(id ${EX_ID})
+    set(name ${slug}_${EX_ID})
+  else()
+    string(REGEX REPLACE "^[0-9][0-9]_" "" id ${slug})
+    set(name ${slug})
+  endif()
+  if(NOT EX_TIMEOUT)
+    set(EX_TIMEOUT 600)
+  endif()
   set(learner_sources "")
   set(solution_sources "")
   foreach(src IN LISTS EX_SOURCES)
-    list(APPEND learner_sources ${CMAKE_CURRENT_SOURCE_DIR}/${src})
+    list(APPEND learner_sources ${ex_dir}/${src})
     if(NOT EXISTS ${solution_dir}/${src})
-      message(FATAL_ERROR "cuda-steps: exercise ${slug} has ${src} but solutions/${slug}/${src} is missing")
+      message(FATAL_ERROR "cuda-steps: exercise ${name} has ${src} but solutions/${rel}/${src} is missing")
     endif()
     list(APPEND solution_sources ${solution_dir}/${src})
   endforeach()
 
-  # The learner's code as a library, so the chapter program can show it as a row.
-  add_library(steps_ex${number}_learner STATIC ${learner_sources})
-  target_link_libraries(steps_ex${number}_learner PUBLIC steps::common)
-  target_include_directories(steps_ex${number}_learner PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
+  # The learner's code as a library, so the chapter program can show it as a
+  # row. A learner's syntax error must not break the chapter program: the
+  # library is built only when it compiles (see ./tutorial, which builds
+  # exercises separately and says which one does not compile).
+  set(learner steps_ex${number}_${id}_learner)
+  add_library(${learner} STATIC ${learner_sources})
+  target_link_libraries(${learner} PUBLIC steps::common ${EX_LIBRARIES} PRIVATE steps::warnings)
+  target_include_directories(${learner} PUBLIC ${ex_dir})
+  _steps_set_architectures(${learner} ${EX_CUDA_ARCHITECTURES})
+  if(NOT learner IN_LIST STEPS_BROKEN_EXERCISES)
+    set_property(GLOBAL APPEND PROPERTY STEPS_LEARNERS_${number} ${learner})
+    set_property(GLOBAL APPEND PROPERTY STEPS_EXERCISE_IDS_${number} ${id})
+  endif()
+
+  set(kind gpu)
+  if(EX_HOST)
+    set(kind host)
+  endif()
+  set(readme ${ex_dir}/README.md)
+  file(RELATIVE_PATH readme_rel ${PROJECT_SOURCE_DIR} ${readme})
+  set(graders no)
+  if(BUILD_TESTING AND STEPS_HAVE_CATCH2)
+    set(graders yes)
+  endif()
+  # number, id, name, grader target, solution target, host|gpu, README, learner library, graders built
+  file(APPEND ${STEPS_MANIFEST_DIR}/exercises.tsv
+    "${number}\t${id}\t${name}\tgrade_${name}\tsolution_${name}\t${kind}\t${readme_rel}\t${learner}\t${graders}\n")
 
   if(NOT BUILD_TESTING OR NOT STEPS_HAVE_CATCH2)
     return()
   endif()
-  set(grader ${CMAKE_CURRENT_SOURCE_DIR}/${EX_GRADER})
+  set(grader ${ex_dir}/${EX_GRADER})
+  set(labels_extra "")
+  if(EX_HOST)
+    set(labels_extra ";host")
+  endif()
 
-  _steps_grader(grade_${slug} ${grader} ${learner_sources})
-  add_test(NAME grade.${slug} COMMAND grade_${slug})
-  set_tests_properties(grade.${slug} PROPERTIES LABELS "grade" SKIP_RETURN_CODE 77)
+  _steps_grader(grade_${name} ${grader} ${ex_dir} "${EX_HOST}" "${EX_CUDA_ARCHITECTURES}" "${EX_LIBRARIES}"
+    ${learner_sources})
+  add_test(NAME grade.${name} COMMAND grade_${name})
+  set_tests_properties(grade.${name} PROPERTIES LABELS "grade" SKIP_RETURN_CODE 77 TIMEOUT ${EX_TIMEOUT})
 
-  _steps_grader(solution_${slug} ${grader} ${solution_sources})
-  add_test(NAME solution.${slug} COMMAND solution_${slug})
-  set_tests_properties(solution.${slug} PROPERTIES LABELS "solution" SKIP_RETURN_CODE 77)
+  _steps_grader(solution_${name} ${grader} ${ex_dir} "${EX_HOST}" "${EX_CUDA_ARCHITECTURES}" "${EX_LIBRARIES}"
+    ${solution_sources})
+  add_test(NAME solution.${name} COMMAND solution_${name})
+  set_tests_properties(solution.${name} PROPERTIES LABELS "solution${labels_extra}" SKIP_RETURN_CODE 77
+    TIMEOUT ${EX_TIMEOUT})
 
-  # "~[.]" keeps hidden tests ([.speed]) out: with Catch2 v2, a filter made
-  # only of exclusions such as "~[large]" would otherwise select them too.
-  set(filter "${EX_SANITIZE_FILTER}~[.]")
-  _steps_sanitize_tests(solution.${slug} $<TARGET_FILE:solution_${slug}> ${filter})
+  if(NOT EX_HOST)
+    # "~[.]" keeps hidden tests ([.speed]) out: with Catch2 v2, a filter made
+    # only of exclusions such as "~[large]" would otherwise select them too.
+    set(filter "${EX_SANITIZE_FILTER}~[.]")
+    _steps_sanitize_tests(solution.${name} $<TARGET_FILE:solution_${name}> ${filter})
+  endif()
 
   # Mutants: broken copies of the solution that the grader must reject. Each
   # differs from the solution in one edit, so the solution stays the one copy.
-  list(LENGTH solution_sources n_sources)
-  if(NOT n_sources EQUAL 1)
-    message(FATAL_ERROR "cuda-steps: mutants assume one solution source per exercise (${slug})")
-  endif()
   file(GLOB mutant_files CONFIGURE_DEPENDS ${solution_dir}/mutants/*.mutant)
   if(NOT mutant_files)
-    message(FATAL_ERROR "cuda-steps: exercise ${slug} has no solutions/${slug}/mutants/*.mutant")
+    message(FATAL_ERROR "cuda-steps: exercise ${name} has no solutions/${rel}/mutants/*.mutant")
   endif()
   # A mutant named NAME.profile.mutant computes the right result but breaks a
   # performance property (e.g. bank conflicts): the grader cannot reject it,
   # so only its target is built here and the exercise adds a profile test on
-  # mutant_<slug>_<NAME> (see steps_add_profile_test).
-  list(GET EX_SOURCES 0 src_name)
+  # mutant_<name>_<NAME> (see steps_add_profile_test).
+  list(GET EX_SOURCES 0 first_src)
   foreach(mutant_file IN LISTS mutant_files)
     get_filename_component(mutant ${mutant_file} NAME_WE)
-    set(out ${CMAKE_CURRENT_BINARY_DIR}/mutants/${mutant}/${src_name})
-    _steps_make_mutant(${solution_sources} ${mutant_file} ${out})
-    _steps_grader(mutant_${slug}_${mutant} ${grader} ${out})
+    set(out_dir ${CMAKE_CURRENT_BINARY_DIR}/mutants/${mutant})
+    _steps_make_mutant(${solution_dir} ${first_src} ${mutant_file} ${out_dir} edited)
+    set(sources "")
+    foreach(src IN LISTS EX_SOURCES)
+      if(src STREQUAL edited)
+        list(APPEND sources ${out_dir}/${src})
+      else()
+        list(APPEND sources ${solution_dir}/${src})
+      endif()
+    endforeach()
+    _steps_grader(mutant_${name}_${mutant} ${grader} ${ex_dir} "${EX_HOST}" "${EX_CUDA_ARCHITECTURES}"
+      "${EX_LIBRARIES}" ${sources})
     if(NOT mutant_file MATCHES "\\.profile\\.mutant$")
-      _steps_wrapped_test(mutants.${slug}.${mutant} "mutants"
-        reject -- $<TARGET_FILE:mutant_${slug}_${mutant}>)
+      steps_test(mutants.${name}.${mutant} "mutants${labels_extra}" reject -- $<TARGET_FILE:mutant_${name}_${mutant}>)
+      set_tests_properties(mutants.${name}.${mutant} PROPERTIES TIMEOUT ${EX_TIMEOUT})
     endif()
   endforeach()
 endfunction()
 
 # A profile test (label profile): runs COMMAND under Nsight Compute and checks
 # EXPECT expressions over MEASURE values (tools/profile_check.py explains the
-# syntax). Runs alone (RUN_SERIAL) so other tests do not disturb the counters.
-#
-#   steps_add_profile_test(<name> COMMAND <target> <args...>
-#                          MEASURE <name=kernel_regex:metric>... VAR <k=v>... EXPECT <expr>...)
+# syntax and lists the metric aliases: ld_requests, ld_sectors, st_requests,
+# st_sectors, dram_read, shared_ld_conflicts, shared_ld_wavefronts,
+# shared_st_conflicts, sass_shared_ld, sass_shared_ld_wavefronts). A chapter
+# program gets "--iters 1 --warmup 0 --no-verify" added. Runs alone
+# (RUN_SERIAL) so other tests do not disturb the counters. Named
+# profile.<NN_topic>.<name>.
 find_package(Python3 COMPONENTS Interpreter QUIET)
 function(steps_add_profile_test name)
   cmake_parse_arguments(PARSE_ARGV 1 P "" "" "COMMAND;MEASURE;VAR;EXPECT")
   if(NOT BUILD_TESTING OR NOT Python3_Interpreter_FOUND)
     return()
   endif()
+  _steps_chapter_id(number slug)
   set(args "")
   foreach(m IN LISTS P_MEASURE)
     list(APPEND args --measure ${m})
@@ -215,8 +385,11 @@ function(steps_add_profile_test name)
     list(APPEND args --expect ${e})
   endforeach()
   list(POP_FRONT P_COMMAND target)
-  add_test(NAME profile.${name}
+  if(target MATCHES "^ch[0-9][0-9]_")
+    list(APPEND P_COMMAND --iters 1 --warmup 0 --no-verify)
+  endif()
+  add_test(NAME profile.${slug}.${name}
            COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tools/profile_check.py
                    --probe $<TARGET_FILE:steps_gpu_probe> ${args} -- $<TARGET_FILE:${target}> ${P_COMMAND})
-  set_tests_properties(profile.${name} PROPERTIES LABELS profile SKIP_RETURN_CODE 77 RUN_SERIAL TRUE)
+  set_tests_properties(profile.${slug}.${name} PROPERTIES LABELS profile SKIP_RETURN_CODE 77 RUN_SERIAL TRUE)
 endfunction()

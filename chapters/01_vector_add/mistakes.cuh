@@ -3,12 +3,13 @@
 // and watch the checks catch each one. None of them is a compile error.
 #pragma once
 
-#include "launch.cuh"
 #include "v1_one_per_thread.cuh"
 
 #include "steps/error.hpp"
 
 namespace ch01::mistakes {
+
+using steps::global_index;
 
 // Mistake: multiplying instead of "block offset + thread". Block 0 computes
 // element 0 256 times, and most elements are never written.

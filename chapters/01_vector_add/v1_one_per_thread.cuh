@@ -10,11 +10,21 @@
 // for n = 2^27, and each thread does one small load per array.
 #pragma once
 
-#include "launch.cuh"
+#include "steps/launch.cuh"
 
 #include "steps/error.hpp"
 
+namespace ch01 {
+
+/// 256 threads per block in every version: a multiple of the 32-thread warp,
+/// and small enough that 8 blocks fit on each SM (2048 resident threads on Hopper).
+constexpr int kThreads = 256;
+
+} // namespace ch01
+
 namespace ch01::v1 {
+
+using steps::global_index;
 
 __global__ void add_one_per_thread(const float* a, const float* b, float* c, std::size_t n) {
   const std::size_t i = global_index();

@@ -8,11 +8,14 @@
 // each step (coalesced: chapter 02).
 #pragma once
 
-#include "launch.cuh"
+#include "v1_one_per_thread.cuh" // kThreads
 
 #include "steps/error.hpp"
 
 namespace ch01::v2 {
+
+using steps::global_index;
+using steps::grid_size;
 
 __global__ void add_grid_stride(const float* a, const float* b, float* c, std::size_t n) {
   for (std::size_t i = global_index(); i < n; i += grid_size()) c[i] = a[i] + b[i];
@@ -21,7 +24,7 @@ __global__ void add_grid_stride(const float* a, const float* b, float* c, std::s
 inline void launch(const float* a, const float* b, float* c, std::size_t n, const steps::DeviceInfo& dev,
                    cudaStream_t stream) {
   if (n == 0) return;
-  add_grid_stride<<<full_wave_blocks(dev, n), kThreads, 0, stream>>>(a, b, c, n);
+  add_grid_stride<<<steps::full_wave_blocks(dev, n, kThreads), kThreads, 0, stream>>>(a, b, c, n);
   CUDA_CHECK_LAUNCH();
 }
 

@@ -17,7 +17,6 @@
 // all three exists and the launcher falls back to version 2.
 #pragma once
 
-#include "launch.cuh"
 #include "v2_grid_stride.cuh"
 
 #include "steps/error.hpp"
@@ -25,6 +24,9 @@
 #include <cstdint>
 
 namespace ch01::v3 {
+
+using steps::global_index;
+using steps::grid_size;
 
 __global__ void add_float4(const float* a, const float* b, float* c, std::size_t n, std::size_t head) {
   const std::size_t n4 = (n - head) / 4; // whole float4s after the head
@@ -55,7 +57,7 @@ inline void launch(const float* a, const float* b, float* c, std::size_t n, cons
     return;
   }
   const std::size_t head = std::min<std::size_t>(n, (16 - m) % 16 / sizeof(float));
-  add_float4<<<full_wave_blocks(dev, (n - head) / 4 + 1), kThreads, 0, stream>>>(a, b, c, n, head);
+  add_float4<<<steps::full_wave_blocks(dev, (n - head) / 4 + 1, kThreads), kThreads, 0, stream>>>(a, b, c, n, head);
   CUDA_CHECK_LAUNCH();
 }
 

@@ -1,5 +1,7 @@
 #include "steps/cli.hpp"
 
+#include "steps/error.hpp"
+
 #include <cctype>
 #include <limits>
 #include <sstream>
@@ -142,6 +144,20 @@ std::string Cli::help() const {
   h << "\nExit codes: 0 all verified, 1 a version failed or a CUDA error, 2 usage error,\n"
        "77 skipped (no usable GPU, or the GPU lacks what the chapter needs).\n";
   return h.str();
+}
+
+std::int64_t dimension(const Options& opts, const std::string& name) {
+  const std::int64_t v = opts.get(name);
+  return v != 0 ? v : opts.size;
+}
+
+std::size_t checked_elements(std::int64_t rows, std::int64_t cols, std::size_t element_bytes) {
+  const auto limit = static_cast<std::uint64_t>(std::numeric_limits<std::size_t>::max() / element_bytes);
+  const auto r = static_cast<std::uint64_t>(rows), c = static_cast<std::uint64_t>(cols);
+  if (rows < 0 || cols < 0 || (r != 0 && c > limit / r))
+    throw OutOfMemory("a " + std::to_string(rows) + " x " + std::to_string(cols) +
+                      " matrix does not fit in memory (its byte count overflows; use a smaller --size)");
+  return static_cast<std::size_t>(r * c);
 }
 
 } // namespace steps

@@ -17,35 +17,9 @@ std::string format_value(double v) {
 namespace {
 template <class Ref>
 Comparison compare_impl(const float* got, const Ref* expected, std::size_t n, const Tolerance& tol) {
-  Comparison c;
-  c.count = n;
-  double err2 = 0, ref2 = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    const double g = got[i];
-    const double e = static_cast<double>(expected[i]);
-    const bool finite = std::isfinite(g);
-    const double diff = finite ? std::fabs(g - e) : INFINITY;
-    if (!finite) c.non_finite = true;
-    // Written so that a NaN difference fails too (NaN <= x is false).
-    const bool good = finite && diff <= tol.abs + tol.rel * std::fabs(e);
-    if (!good) {
-      if (c.bad_count == 0) {
-        c.first_bad = i;
-        c.expected_at_first_bad = e;
-        c.got_at_first_bad = g;
-      }
-      ++c.bad_count;
-    }
-    if (finite) {
-      c.max_abs_error = std::fmax(c.max_abs_error, diff);
-      err2 += diff * diff;
-    }
-    ref2 += e * e;
-  }
-  if (c.non_finite) c.max_abs_error = INFINITY;
-  c.rel_l2_error = c.non_finite ? INFINITY : (ref2 > 0 ? std::sqrt(err2 / ref2) : std::sqrt(err2));
-  c.ok = c.bad_count == 0 && !c.non_finite && c.rel_l2_error <= tol.rel_l2;
-  return c;
+  return compare_each(
+      n, [got](std::size_t i) { return got[i]; }, [expected](std::size_t i) { return expected[i]; },
+      [&tol](std::size_t, double e) { return tol.abs + tol.rel * std::fabs(e); }, tol.rel_l2);
 }
 } // namespace
 

@@ -1,5 +1,7 @@
 #include "steps/fp8.hpp"
 
+#include <cstring>
+
 #include <cmath>
 #include <limits>
 
@@ -72,6 +74,31 @@ std::uint8_t fp8_encode(float x, Fp8Format f, bool saturate) {
   if (a > midpoint || (a == midpoint && (lo & 1u))) bits = lo + 1;
   if (bits > top) return overflow;
   return static_cast<std::uint8_t>(sign | bits);
+}
+
+const std::array<double, 256>& e4m3_values() {
+  static const std::array<double, 256> table = [] {
+    std::array<double, 256> t{};
+    for (int c = 0; c < 256; ++c) t[c] = fp8_decode(static_cast<std::uint8_t>(c), Fp8Format::e4m3);
+    return t;
+  }();
+  return table;
+}
+
+float bf16_to_float(std::uint16_t bits) {
+  const std::uint32_t u = static_cast<std::uint32_t>(bits) << 16;
+  float f;
+  std::memcpy(&f, &u, sizeof f);
+  return f;
+}
+
+std::uint16_t float_to_bf16(float x) {
+  std::uint32_t u;
+  std::memcpy(&u, &x, sizeof u);
+  if ((u & 0x7FFFFFFFu) > 0x7F800000u) return static_cast<std::uint16_t>((u >> 16) | 0x0040u); // quiet NaN
+  const std::uint32_t lsb = (u >> 16) & 1u;
+  u += 0x7FFFu + lsb; // round to nearest, ties to even
+  return static_cast<std::uint16_t>(u >> 16);
 }
 
 } // namespace steps

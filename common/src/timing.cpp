@@ -2,6 +2,7 @@
 
 #include "steps/error.hpp"
 #include "steps/memory.hpp"
+#include "steps/watchdog.hpp"
 
 #include <algorithm>
 #include <numeric>
@@ -42,21 +43,19 @@ void L2Flusher::flush(cudaStream_t stream) {
 Stats time_gpu(const std::function<void(cudaStream_t)>& work, const TimingOptions& opts,
                cudaStream_t stream) {
   if (opts.iters < 1) throw std::invalid_argument("time_gpu: iters must be >= 1");
-  for (int i = 0; i < opts.warmup; ++i) work(stream);
-  CUDA_CHECK(cudaStreamSynchronize(stream));
-
   std::optional<L2Flusher> flusher;
   if (opts.flush_l2) flusher.emplace();
+  auto before = [&] {
+    if (opts.before_each) opts.before_each(stream);
+    if (flusher) flusher->flush(stream);
+  };
   // One event pair per run, synchronised once at the end, so the host never
   // stalls the GPU between runs.
   std::vector<Event> start(opts.iters), stop(opts.iters);
-  for (int i = 0; i < opts.iters; ++i) {
-    if (flusher) flusher->flush(stream);
-    start[i].record(stream);
-    work(stream);
-    stop[i].record(stream);
-  }
-  CUDA_CHECK(cudaStreamSynchronize(stream));
+  detail::timed_loop(
+      opts.warmup, opts.iters, before, [&] { work(stream); }, [&](int i) { start[i].record(stream); },
+      [&](int i) { stop[i].record(stream); },
+      [&] { synchronize_or_timeout(stream, opts.timeout_s, opts.timeout_message); });
   std::vector<double> ms(opts.iters);
   for (int i = 0; i < opts.iters; ++i) ms[i] = Event::elapsed_ms(start[i], stop[i]);
   return compute_stats(std::move(ms));

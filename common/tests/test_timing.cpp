@@ -22,3 +22,13 @@ TEST_CASE("bandwidth and FLOP rates", "[timing]") {
   CHECK(steps::tflops(2e12, 2.0) == Approx(1000.0)); // 2 TFLOP in 2 ms
   CHECK(steps::gbps(1, 0) == 0.0);
 }
+
+TEST_CASE("timed loop: untimed work before every run, outside the events", "[timing]") {
+  std::string order;
+  steps::detail::timed_loop(
+      2, 3, [&] { order += "b"; }, [&] { order += "w"; }, [&](int i) { order += "(" + std::to_string(i); },
+      [&](int) { order += ")"; }, [&] { order += "|"; });
+  // Two warm-up runs, a wait, three timed runs each with its before-work
+  // ahead of the start event, a wait.
+  CHECK(order == "bwbw|b(0w)b(1w)b(2w)|");
+}

@@ -1,24 +1,31 @@
 /// @file chapter.hpp
-/// @brief The chapter program: one registry of versions drives the CLI
-///        (--list, --variant), verification, timing, the table and the JSON.
+/// @brief The chapter program: typed groups of rows, each row carrying its
+///        own work, check and launch; one runner for the CLI (--list,
+///        --variant), verification, timing, the table and the JSON.
 ///
-/// A chapter supplies three things:
-///  1. a ChapterInfo (number, title, metric, defaults, goal);
-///  2. a Problem class that owns the inputs, outputs and CPU reference:
+/// A chapter supplies:
+///  1. a ChapterInfo (summary.hpp): metric, defaults, baseline, goals, peak;
+///  2. one or more problem types `P`, each owning the inputs, outputs and
+///     reference of some rows, built from `(const steps::Options&, steps::Run&)`
+///     and with a `std::string describe() const`;
+///  3. a registry: `steps::group<P>({rows...})` per problem, in teaching
+///     order. Each Row names itself, says what it does and what it is (Role),
+///     and carries its meaning as functions of its problem:
 ///     @code
-///     struct Problem {
-///       Problem(const steps::Options&, const steps::DeviceInfo&); // allocate, fill, reference
-///       std::string describe() const;                 // "n = 67,108,864 floats (768 MiB)"
-///       steps::Work work(const std::string& version) const; // bytes / flops of one run
-///       void reset(const std::string& version);       // poison outputs, restore inputs
-///       steps::Comparison check(const std::string& version) const; // vs the CPU reference
-///     };
+///     steps::Row<VectorAdd> r;
+///     r.name = "float4"; r.what = "v3: ..."; r.role = steps::Role::version;
+///     r.launch = [](VectorAdd& p, steps::Run& run) { v3::launch(..., run.stream()); };
+///     r.work   = [](const VectorAdd& p) { return steps::Work{12.0 * p.n()}; };
+///     r.check  = [](VectorAdd& p) { return p.check_sum(); };
+///     r.reset  = [](VectorAdd& p) { p.poison_output(); };          // before the verification run
+///     r.before_each = [](VectorAdd& p, cudaStream_t s) { ... };    // untimed, before every run
 ///     @endcode
-///  3. the registry: a std::vector<steps::Version<Problem>>, in teaching
-///     order, each entry a name, one line of what it does, its role and a
-///     launch function.
+///     Nothing is decoded from a name: renaming a row cannot change how it
+///     is verified. A problem is built only when one of its rows is selected,
+///     and freed before the next problem is built.
 /// run_chapter() does the rest and returns the exit code: 0 all verified,
-/// 1 a version failed or a CUDA call failed, 2 usage error, 77 skipped.
+/// 1 a version failed or a CUDA call failed, 2 usage error, 77 skipped,
+/// 3 a run did not finish (watchdog).
 #pragma once
 
 #include "steps/cli.hpp"
@@ -26,161 +33,139 @@
 #include "steps/device.hpp"
 #include "steps/error.hpp"
 #include "steps/memory.hpp"
+#include "steps/run.hpp"
+#include "steps/summary.hpp"
 #include "steps/timing.hpp"
 
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <exception>
 #include <functional>
-#include <iostream>
-#include <new>
-#include <optional>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace steps {
 
-/// What a row of the table is.
-enum class Role {
-  version,  ///< one of the chapter's kernel versions
-  baseline, ///< the vendor library or speed-of-light operation the goal is a ratio of
-  yours,    ///< your exercise code (shown when the exercise is built; never fails the run)
-  mistake,  ///< a deliberately broken version that shows a classic bug being caught;
-            ///< runs only with --mistakes or --variant, never fails the run
+/// One row of a chapter's registry, over problem type `P`.
+template <class P>
+struct Row {
+  std::string name;          ///< CLI name, e.g. "grid_stride" (a label only)
+  std::string what;          ///< one line: what this row does
+  Role role = Role::version; ///< see Role
+  /// One run, enqueued in run.stream() (or forked from it and joined back).
+  std::function<void(P&, Run&)> launch;
+  /// Useful work of one run (bytes, flops).
+  std::function<Work(const P&)> work;
+  /// Verification after one run: compare with the reference. Required.
+  std::function<Comparison(P&)> check;
+  /// Before the verification run: poison outputs, restore inputs (optional).
+  std::function<void(P&)> reset;
+  /// Untimed work before every run, timed or not (optional): zero an
+  /// atomic's target, restore an in-place input.
+  std::function<void(P&, cudaStream_t)> before_each;
+  /// Named extra columns (optional): registers per thread, occupancy...
+  std::function<std::vector<Extra>(const P&)> extras;
 };
 
-/// What the chapter measures.
-enum class Metric {
-  bandwidth, ///< GB/s (bytes read + written per second)
-  flops,     ///< TFLOP/s
+/// A row's name, description and role: what --list shows.
+struct RowName {
+  std::string name; ///< CLI name
+  std::string what; ///< description
+  Role role;        ///< role
 };
 
-/// Work done by one run of a version.
-struct Work {
-  double bytes = 0;    ///< useful bytes read + written (each input read once, each output written once)
-  double flops = 0;    ///< floating-point operations
-  double hw_bytes = 0; ///< bytes the memory system really moves (e.g. whole 32-byte sectors for
-                       ///< strided access); when any row sets it, the table adds a "moved GB/s" column
-};
-
-/// One entry of a chapter's registry.
-template <class Problem>
-struct Version {
-  std::string name;                        ///< CLI name, e.g. "grid_stride"
-  std::string what;                        ///< one line: what this version does
-  Role role = Role::version;               ///< see Role
-  std::function<void(Problem&, cudaStream_t)> launch; ///< one run, enqueued in the stream
-};
-
-/// Fixed facts about a chapter program.
-struct ChapterInfo {
-  std::string number;   ///< "01"
-  std::string binary;   ///< "ch01_vector_add"
-  std::string title;    ///< "Vector add"
-  std::string summary;  ///< paragraph for --help
-  Metric metric = Metric::bandwidth; ///< GB/s or TFLOP/s
-  std::int64_t default_size = 0;     ///< --size default
-  std::string size_help;             ///< --size help line
-  int default_iters = 20;            ///< --iters default
-  int default_warmup = 3;            ///< --warmup default
-  std::string work_note;             ///< how bytes/flops are counted (printed under the table)
-  double goal = 0;                   ///< best version / baseline ratio to reach (0 = none)
-  std::string goal_text;             ///< e.g. ">= 0.95x cudaMemcpy device-to-device"
-  int min_cc_major = 0;              ///< skip (77) below this compute capability
-  int min_cc_minor = 0;              ///< (minor part)
-  std::string needs;                 ///< what the minimum means: "Hopper (sm_90) tensor cores"
-  std::vector<IntOption> int_options;   ///< chapter integer options
-  std::vector<FlagOption> flag_options; ///< chapter flags (--mistakes is always there)
-};
-
-/// One measured row (filled by run_chapter, reported by report_chapter).
-struct RowResult {
-  std::string name;             ///< version name
-  std::string what;             ///< its description
-  Role role = Role::version;    ///< its role
-  Work work;                    ///< per run
-  bool timed = false;           ///< timing succeeded
-  Stats ms;                     ///< milliseconds per run
-  bool verified = false;        ///< verification ran and passed
-  bool verify_skipped = false;  ///< --no-verify
-  std::optional<Comparison> comparison; ///< present when verification ran
-  std::string error;            ///< a CUDA error raised while running it
-};
-
-/// Builds the parser for a chapter (standard options plus the chapter's own).
-Cli make_cli(const ChapterInfo& info);
-
-/// Handles --help and --list and validates --variant names. Returns an exit
-/// code to stop with (0 after help/list, 2 on a usage error) or -1 to go on.
-int handle_cli(const ChapterInfo& info, const Cli& cli, int argc, const char* const* argv,
-               const std::vector<std::pair<std::string, std::string>>& names,
-               const std::vector<Role>& roles, Options& out);
-
-/// Checks for a usable GPU of sufficient compute capability, selects it and
-/// returns its facts; or returns an exit code (77 skipped, 2 bad --device).
-int open_device(const ChapterInfo& info, const Options& opts, DeviceInfo& out);
+/// Runs one row (verification, then timing) and fills `out`. CUDA errors are
+/// caught into the row; returns false when the GPU context is no longer
+/// usable (a sticky error such as an illegal address).
+bool run_row(RowResult& out, const Options& opts, const ChapterInfo& info, Run& run,
+             const std::function<void()>& reset, const std::function<void(cudaStream_t)>& before_each,
+             const std::function<void()>& launch, const std::function<Comparison()>& check);
 
 /// Should this row run, given --variant and --mistakes?
 bool selected(const Options& opts, const std::string& name, Role role);
 
-/// Runs one row: verification run (after reset), then timing. CUDA errors are
-/// caught into the row; returns false when the device is no longer usable
-/// (a sticky error such as an illegal address), so that no more rows run.
-bool run_row(RowResult& row, const Options& opts, cudaStream_t stream,
-             const std::function<void()>& reset, const std::function<void(cudaStream_t)>& launch,
-             const std::function<Comparison()>& check);
+/// A type-erased group: the runner sees only this.
+class GroupBase {
+public:
+  virtual ~GroupBase() = default;
+  /// The rows' names, for --list and --variant.
+  virtual std::vector<RowName> names() const = 0;
+  /// Builds the problem if any row is selected, runs the selected rows, then
+  /// frees the problem. Appends to `rows` and `problems`; returns false when
+  /// the GPU context is unusable.
+  virtual bool run(const Options& opts, const ChapterInfo& info, Run& run, std::vector<RowResult>& rows,
+                   std::vector<std::string>& problems) const = 0;
+};
 
-/// Prints the table and notes, writes --json, returns the exit code.
-int report_chapter(const ChapterInfo& info, const Options& opts, const DeviceInfo& dev,
-                   const std::string& problem, const std::vector<RowResult>& rows, bool aborted);
+/// A shared pointer to a group (the registry is a vector of these).
+using GroupPtr = std::shared_ptr<const GroupBase>;
 
-/// Prints "binary: error: what" for an exception escaping a chapter and
-/// returns its exit code (1).
-int report_exception(const ChapterInfo& info, const std::exception& e);
+namespace detail {
+template <class P>
+class Group final : public GroupBase {
+public:
+  explicit Group(std::vector<Row<P>> rows) : rows_(std::move(rows)) {}
 
-/// The whole chapter program. Use as `return steps::run_chapter<P>(argc, argv, kInfo, kVersions);`.
-template <class Problem>
-int run_chapter(int argc, char** argv, const ChapterInfo& info,
-                const std::vector<Version<Problem>>& versions) {
-  std::vector<std::pair<std::string, std::string>> names;
-  std::vector<Role> roles;
-  for (const auto& v : versions) {
-    names.emplace_back(v.name, v.what);
-    roles.push_back(v.role);
+  std::vector<RowName> names() const override {
+    std::vector<RowName> out;
+    for (const auto& r : rows_) out.push_back({r.name, r.what, r.role});
+    return out;
   }
-  Options opts;
-  const Cli cli = make_cli(info);
-  if (const int code = handle_cli(info, cli, argc, argv, names, roles, opts); code >= 0) return code;
 
-  try {
-    DeviceInfo dev;
-    if (const int code = open_device(info, opts, dev); code >= 0) return code;
-
-    Problem problem(opts, dev);
-    Stream stream;
-    std::vector<RowResult> rows;
-    bool aborted = false;
-    for (const auto& v : versions) {
-      if (!selected(opts, v.name, v.role)) continue;
-      RowResult row;
-      row.name = v.name;
-      row.what = v.what;
-      row.role = v.role;
-      row.work = problem.work(v.name);
+  bool run(const Options& opts, const ChapterInfo& info, Run& run, std::vector<RowResult>& rows,
+           std::vector<std::string>& problems) const override {
+    bool any = false;
+    for (const auto& r : rows_) any = any || selected(opts, r.name, r.role);
+    if (!any) return true;
+    P problem(opts, run); // only now: a size that does not fit fails here, for this group alone
+    const int index = static_cast<int>(problems.size());
+    problems.push_back(problem.describe());
+    for (const auto& r : rows_) {
+      if (!selected(opts, r.name, r.role)) continue;
+      RowResult out;
+      out.name = r.name;
+      out.what = r.what;
+      out.role = r.role;
+      out.problem = index;
+      if (r.work) out.work = r.work(problem);
+      if (r.extras) out.extras = r.extras(problem);
+      std::function<void(cudaStream_t)> before;
+      if (r.before_each) before = [&](cudaStream_t s) { r.before_each(problem, s); };
       const bool usable = run_row(
-          row, opts, stream, [&] { problem.reset(v.name); },
-          [&](cudaStream_t s) { v.launch(problem, s); }, [&] { return problem.check(v.name); });
-      rows.push_back(std::move(row));
-      if (!usable) {
-        aborted = true;
-        break;
-      }
+          out, opts, info, run, [&] { if (r.reset) r.reset(problem); }, before,
+          [&] { r.launch(problem, run); }, [&] { return r.check(problem); });
+      rows.push_back(std::move(out));
+      if (!usable) return false;
     }
-    return report_chapter(info, opts, dev, problem.describe(), rows, aborted);
-  } catch (const std::exception& e) {
-    return report_exception(info, e);
+    return true;
   }
+
+private:
+  std::vector<Row<P>> rows_;
+};
+} // namespace detail
+
+/// Makes a group of rows over problem type `P`.
+template <class P>
+GroupPtr group(std::vector<Row<P>> rows) {
+  return std::make_shared<detail::Group<P>>(std::move(rows));
+}
+
+/// The whole chapter program:
+/// `return steps::run_chapter(argc, argv, info(), {steps::group<P>(rows), ...});`
+/// `info.number`, `.binary` and `.title` default to the manifest's values,
+/// which CMake passes as STEPS_CHAPTER_NUMBER / _BINARY / _TITLE.
+int run_chapter_groups(int argc, char** argv, ChapterInfo info, const std::vector<GroupPtr>& groups);
+
+/// @copydoc run_chapter_groups
+inline int run_chapter(int argc, char** argv, ChapterInfo info, const std::vector<GroupPtr>& groups) {
+#ifdef STEPS_CHAPTER_NUMBER
+  if (info.number.empty()) info.number = STEPS_CHAPTER_NUMBER;
+  if (info.binary.empty()) info.binary = STEPS_CHAPTER_BINARY;
+  if (info.title.empty()) info.title = STEPS_CHAPTER_TITLE;
+#endif
+  return run_chapter_groups(argc, argv, std::move(info), groups);
 }
 
 } // namespace steps

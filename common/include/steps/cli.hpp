@@ -61,6 +61,14 @@ struct Options {
   bool has(const std::string& name) const { return flags.count(name) != 0; }
 };
 
+/// A matrix dimension from the command line: chapter option `name` (e.g.
+/// "--m") when it is non-zero, else --size.
+std::int64_t dimension(const Options& opts, const std::string& name);
+
+/// Elements of a rows x cols matrix of `element_bytes`-byte values; throws
+/// OutOfMemory (error.hpp) when the byte count overflows 64 bits.
+std::size_t checked_elements(std::int64_t rows, std::int64_t cols, std::size_t element_bytes = 4);
+
 /// Parses a count: decimal digits with an optional K, M, G or T suffix
 /// (binary: 1K = 1024). Throws UsageError naming `option` otherwise.
 std::int64_t parse_count(const std::string& option, const std::string& text);

@@ -11,6 +11,7 @@
 /// NaN or Inf in the result never passes, whatever the tolerance.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -62,6 +63,43 @@ struct Comparison {
 private:
   std::string describe_flat() const;
 };
+
+/// The comparison loop every compare() shares, over callables: element i
+/// passes when `got(i)` is finite and |got(i) - expected(i)| <= bound(i).
+/// The relative L2 error must also stay within `rel_l2`. Use it directly for
+/// a bound that differs per element (an error bound derived from each
+/// element's terms, chapter 10) or for results stored in another type (BF16).
+template <class Got, class Expected, class Bound>
+Comparison compare_each(std::size_t n, Got got, Expected expected, Bound bound, double rel_l2) {
+  Comparison c;
+  c.count = n;
+  double err2 = 0, ref2 = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double g = static_cast<double>(got(i));
+    const double e = static_cast<double>(expected(i));
+    const bool finite = std::isfinite(g);
+    const double diff = finite ? std::fabs(g - e) : INFINITY;
+    if (!finite) c.non_finite = true;
+    // Written so that a NaN difference fails too (NaN <= x is false).
+    if (!(finite && diff <= bound(i, e))) {
+      if (c.bad_count == 0) {
+        c.first_bad = i;
+        c.expected_at_first_bad = e;
+        c.got_at_first_bad = g;
+      }
+      ++c.bad_count;
+    }
+    if (finite) {
+      c.max_abs_error = std::fmax(c.max_abs_error, diff);
+      err2 += diff * diff;
+    }
+    ref2 += e * e;
+  }
+  if (c.non_finite) c.max_abs_error = INFINITY;
+  c.rel_l2_error = c.non_finite ? INFINITY : (ref2 > 0 ? std::sqrt(err2 / ref2) : std::sqrt(err2));
+  c.ok = c.bad_count == 0 && !c.non_finite && !(c.rel_l2_error > rel_l2);
+  return c;
+}
 
 /// Compares `n` results with `n` reference values (float or double).
 Comparison compare(const float* got, const float* expected, std::size_t n, const Tolerance& tol);

@@ -14,6 +14,7 @@
 /// NaN stays NaN.
 #pragma once
 
+#include <array>
 #include <cstdint>
 
 namespace steps {
@@ -44,5 +45,14 @@ float fp8_decode(std::uint8_t code, Fp8Format format);
 /// The FP8 code nearest to `x` (ties to even). `saturate`: out-of-range
 /// values become the largest finite value instead of NaN / infinity.
 std::uint8_t fp8_encode(float x, Fp8Format format, bool saturate = true);
+
+/// The value of every E4M3 code (NaN codes: NaN), as a 256-entry table.
+const std::array<double, 256>& e4m3_values();
+
+/// A BF16 bit pattern as a float (BF16 is the top half of an FP32).
+float bf16_to_float(std::uint16_t bits);
+
+/// The BF16 nearest to `x` (ties to even; NaN stays NaN), as its bit pattern.
+std::uint16_t float_to_bf16(float x);
 
 } // namespace steps

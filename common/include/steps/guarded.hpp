@@ -2,20 +2,29 @@
 /// @brief A device array with guard zones on both sides, to catch writes
 ///        outside it.
 ///
-/// A missing bounds check writes a few elements past the end of an array.
+/// A missing bounds check writes a few elements past the end of an array, or
+/// reads a few past the end of an input.
 /// Device memory is handed out in large pages, so such a write rarely
 /// crashes: it silently corrupts whatever lies next to the array. A
 /// GuardedBuffer puts known bytes before and after the array (the view you
 /// pass to a kernel) and check_guards() reports any that changed. The view
 /// can also start `offset` elements into the allocation, to test code with
 /// misaligned pointers.
+///
+/// For floating-point types the guard zones hold a NaN with a recognisable
+/// payload (guard_value()): a stray READ past the end of an input then turns
+/// the result into NaN, which no comparison accepts, instead of adding a
+/// small finite number that a tolerance might forgive. For integer types
+/// they hold 0xA5 bytes.
 #pragma once
 
 #include "steps/compare.hpp"
 #include "steps/memory.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 namespace steps {
@@ -24,9 +33,22 @@ namespace steps {
 template <class T>
 class GuardedBuffer {
 public:
-  /// Byte value of the guard zones (a float of 0xA5A5A5A5 is -2.87e-16: a
-  /// value no kernel of the course computes by chance).
-  static constexpr unsigned char kGuardByte = 0xA5;
+  /// The value every guard element holds: for float and double a quiet NaN
+  /// with payload 0xA5A5.. (not the NaN a kernel computes, 0x7FFFFFFF), for
+  /// other types the bytes 0xA5.
+  static T guard_value() {
+    T v;
+    if constexpr (std::is_same_v<T, float>) {
+      const std::uint32_t bits = 0x7FE5A5A5u;
+      std::memcpy(&v, &bits, sizeof v);
+    } else if constexpr (std::is_same_v<T, double>) {
+      const std::uint64_t bits = 0x7FFCA5A5A5A5A5A5ull;
+      std::memcpy(&v, &bits, sizeof v);
+    } else {
+      std::memset(&v, 0xA5, sizeof v);
+    }
+    return v;
+  }
 
   /// @param count  elements in the view
   /// @param offset extra elements between the front guard and the view (to
@@ -34,10 +56,13 @@ public:
   /// @param guard  elements in each guard zone (default: a 1024-thread block's worth)
   explicit GuardedBuffer(std::size_t count, std::size_t offset = 0, std::size_t guard = 1024)
       : all_(guard + offset + count + guard), front_(guard + offset), count_(count), guard_(guard) {
-    all_.fill_bytes(kGuardByte);
+    // The view starts poisoned (NaN for floats); the guard zones get guard_value().
+    if (count_) CUDA_CHECK(cudaMemset(data(), 0xFF, count_ * sizeof(T)));
+    const std::vector<T> fill(std::max(front_, guard_), guard_value());
+    CUDA_CHECK(cudaMemcpy(all_.data(), fill.data(), front_ * sizeof(T), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(all_.data() + front_ + count_, fill.data(), guard_ * sizeof(T), cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaDeviceSynchronize());
   }
-
   T* data() noexcept { return all_.data() + front_; }             ///< the view
   const T* data() const noexcept { return all_.data() + front_; } ///< the view
   std::size_t size() const noexcept { return count_; }            ///< elements in the view
@@ -81,13 +106,8 @@ public:
     CUDA_CHECK(cudaMemcpy(back.data(), data() + count_, back_elems * sizeof(T), cudaMemcpyDeviceToHost));
     Comparison c;
     c.count = count_;
-    auto changed = [](const T& v) {
-      unsigned char bytes[sizeof(T)];
-      std::memcpy(bytes, &v, sizeof(T));
-      for (unsigned char b : bytes)
-        if (b != kGuardByte) return true;
-      return false;
-    };
+    const T guard = guard_value();
+    auto changed = [&guard](const T& v) { return std::memcmp(&v, &guard, sizeof(T)) != 0; };
     // Report the write closest to the array on each side, back first.
     for (std::size_t i = 0; i < back_elems; ++i)
       if (changed(back[i])) note(c, static_cast<std::int64_t>(count_ + i), back[i]);

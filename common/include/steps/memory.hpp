@@ -128,6 +128,54 @@ public:
   const T& operator[](std::size_t i) const noexcept { return data()[i]; } ///< element access
 };
 
+namespace detail {
+/// Throws std::out_of_range unless [offset, offset + count) lies inside `size`.
+inline void check_range(const char* what, std::size_t offset, std::size_t count, std::size_t size) {
+  if (offset > size || count > size - offset)
+    throw std::out_of_range(std::string(what) + ": elements [" + std::to_string(offset) + ", " +
+                            std::to_string(offset) + " + " + std::to_string(count) + ") are outside a buffer of " +
+                            std::to_string(size));
+}
+} // namespace detail
+
+/// Enqueues a copy of `count` elements from pinned host memory (from element
+/// `src_offset`) to device memory (from element `dst_offset`) in `stream`,
+/// and returns at once: nothing is synchronised, so copies in other streams
+/// and kernels can overlap it (chapter 08). Throws std::out_of_range for a
+/// range outside either buffer.
+template <class T>
+void copy_async(DeviceBuffer<T>& dst, std::size_t dst_offset, const PinnedBuffer<T>& src, std::size_t src_offset,
+                std::size_t count, cudaStream_t stream) {
+  detail::check_range("copy_async (device destination)", dst_offset, count, dst.size());
+  detail::check_range("copy_async (pinned source)", src_offset, count, src.size());
+  CUDA_CHECK(cudaMemcpyAsync(dst.data() + dst_offset, src.data() + src_offset, count * sizeof(T),
+                             cudaMemcpyHostToDevice, stream));
+}
+
+/// Enqueues a device-to-pinned-host copy (the mirror of the one above).
+template <class T>
+void copy_async(PinnedBuffer<T>& dst, std::size_t dst_offset, const DeviceBuffer<T>& src, std::size_t src_offset,
+                std::size_t count, cudaStream_t stream) {
+  detail::check_range("copy_async (pinned destination)", dst_offset, count, dst.size());
+  detail::check_range("copy_async (device source)", src_offset, count, src.size());
+  CUDA_CHECK(cudaMemcpyAsync(dst.data() + dst_offset, src.data() + src_offset, count * sizeof(T),
+                             cudaMemcpyDeviceToHost, stream));
+}
+
+/// Whole-buffer asynchronous copy, pinned host to device (sizes must match).
+template <class T>
+void copy_async(DeviceBuffer<T>& dst, const PinnedBuffer<T>& src, cudaStream_t stream) {
+  if (dst.size() != src.size()) throw std::invalid_argument("copy_async: buffer sizes differ");
+  copy_async(dst, 0, src, 0, src.size(), stream);
+}
+
+/// Whole-buffer asynchronous copy, device to pinned host (sizes must match).
+template <class T>
+void copy_async(PinnedBuffer<T>& dst, const DeviceBuffer<T>& src, cudaStream_t stream) {
+  if (dst.size() != src.size()) throw std::invalid_argument("copy_async: buffer sizes differ");
+  copy_async(dst, 0, src, 0, src.size(), stream);
+}
+
 /// Owning, move-only CUDA stream.
 ///
 /// By default the stream is "blocking": it waits for work in the legacy

@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <string>
 #include <vector>
 
 namespace steps {
@@ -34,7 +35,15 @@ Stats compute_stats(std::vector<double> samples);
 struct TimingOptions {
   int warmup = 3;        ///< untimed runs first
   int iters = 20;        ///< timed runs
-  bool flush_l2 = false; ///< overwrite the L2 cache before every timed run
+  bool flush_l2 = false; ///< overwrite the L2 cache before every timed run (one case of before_each)
+  /// Untimed work enqueued before every run, warm-up runs included, outside
+  /// the events: zeroing an atomic's target, restoring an in-place input.
+  /// Runs before the L2 flush.
+  std::function<void(cudaStream_t)> before_each;
+  /// A watchdog on the final wait: a run that does not finish within this
+  /// many seconds ends the program with `timeout_message` (0 = no watchdog).
+  double timeout_s = 0;
+  std::string timeout_message = "a timed run did not finish";
 };
 
 /// Evicts the L2 cache by writing a buffer twice its size (so a timed run
@@ -55,10 +64,32 @@ private:
 };
 
 /// Times `work(stream)`: `opts.warmup` untimed runs, then `opts.iters` runs
-/// each between two events. Returns milliseconds per run. Throws steps::Error
+/// each between two events, with `opts.before_each` (and the L2 flush)
+/// enqueued before each run, outside the events. Returns milliseconds per run. Throws steps::Error
 /// if any CUDA call, or the work itself, fails.
 Stats time_gpu(const std::function<void(cudaStream_t)>& work, const TimingOptions& opts,
                cudaStream_t stream = nullptr);
+
+namespace detail {
+/// The order of one timing: `warmup` runs of (before, work), then `wait()`,
+/// then `iters` runs of (before, start(i), work, stop(i)), then `wait()`.
+/// time_gpu() fills in CUDA events; host tests check the order itself.
+template <class Before, class Work, class Start, class Stop, class Wait>
+void timed_loop(int warmup, int iters, Before before, Work work, Start start, Stop stop, Wait wait) {
+  for (int i = 0; i < warmup; ++i) {
+    before();
+    work();
+  }
+  wait();
+  for (int i = 0; i < iters; ++i) {
+    before();
+    start(i);
+    work();
+    stop(i);
+  }
+  wait();
+}
+} // namespace detail
 
 /// GB/s for `bytes` moved in `ms` milliseconds (1 GB = 1e9 bytes).
 inline double gbps(double bytes, double ms) { return ms > 0 ? bytes / (ms * 1e6) : 0.0; }

@@ -1,0 +1,63 @@
+/// @file grade.hpp
+/// @brief The grader harness every exercise shares: the shape loop, the
+///        watchdog, the CUDA-error hints and the speed report.
+///
+/// A grader writes only what is particular to its exercise: the shapes, one
+/// function that runs the learner's code on a shape and returns what is wrong
+/// ("" when right), and hints for its own mistakes:
+/// @code
+/// TEST_CASE("axpby on odd sizes", "[axpby]") {
+///   steps::grade::shapes<Shape>({{1, 0}, {257, 3}}, name_of, run_shape);
+/// }
+/// @endcode
+/// Each shape runs on fresh seeded random data under a watchdog: a kernel
+/// that never finishes ends the grader with a message (a hang is a
+/// rejection, exit code 3), never a frozen terminal. Every correct shape is
+/// one passed assertion, so a passing grade says how many shapes it checked.
+#pragma once
+
+#include "steps/catch.hpp"
+#include "steps/grade_support.hpp"
+#include "steps/error.hpp"
+#include "steps/timing.hpp"
+#include "steps/watchdog.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace steps::grade {
+
+/// Exercise-specific words for a CUDA error ("" when it has none).
+using ErrorHint = std::function<std::string(const Error&)>;
+
+/// Runs `check(shape, seed)` on every shape and fails the test case at the
+/// first one that returns a problem (or throws a CUDA error). Seeds are 11,
+/// 21, 31... in shape order, the same on every run.
+template <class Shape, class NameOf, class Check>
+void shapes(const std::vector<Shape>& list, NameOf name_of, Check check, const ErrorHint& hint = {}) {
+  std::uint64_t seed = 1;
+  for (const auto& s : list) {
+    const std::string name = name_of(s);
+    INFO(name);
+    std::string problem;
+    seed += 10;
+    {
+      Watchdog dog(kShapeTimeout, hang_message(name));
+      try {
+        problem = check(s, seed);
+      } catch (const Error& e) {
+        problem = "a CUDA error: " + std::string(e.what()) + explain_error(e);
+        if (hint) {
+          const std::string extra = hint(e);
+          if (!extra.empty()) problem += "\n  Hint: " + extra;
+        }
+      }
+    }
+    if (!problem.empty()) FAIL(problem);
+    SUCCEED("correct: " << name);
+  }
+}
+
+} // namespace steps::grade

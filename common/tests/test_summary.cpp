@@ -1,0 +1,162 @@
+// Host tests of the results model: baseline, reference rows, best, goals,
+// peak, extra columns, exit code, and the two printers.
+#include "steps/catch.hpp"
+#include "steps/summary.hpp"
+
+#include <cmath>
+#include <sstream>
+
+namespace {
+
+steps::RowResult row(const std::string& name, steps::Role role, double bytes, double ms, bool ok = true) {
+  steps::RowResult r;
+  r.name = name;
+  r.what = name + " does things";
+  r.role = role;
+  r.work.bytes = bytes;
+  r.work.flops = bytes; // same numbers, for the flops tests
+  r.timed = true;
+  r.ms.median = r.ms.min = r.ms.max = ms;
+  steps::Comparison c;
+  c.ok = ok;
+  if (!ok) {
+    c.bad_count = 1;
+    c.first_bad = 7;
+    c.expected_at_first_bad = 1.0;
+    c.got_at_first_bad = 2.0;
+  }
+  r.comparison = c;
+  r.verified = ok;
+  return r;
+}
+
+steps::DeviceInfo device() {
+  steps::DeviceInfo d;
+  d.name = "Test GPU";
+  d.cc_major = 9;
+  d.sm_count = 132;
+  d.mem_clock_khz = 3201000;
+  d.mem_bus_bits = 6016;
+  d.peak_bandwidth_gbs = 4000;
+  return d;
+}
+
+steps::ChapterInfo chapter() {
+  steps::ChapterInfo i;
+  i.number = "99";
+  i.binary = "ch99_test";
+  i.title = "Test";
+  i.metric = steps::Metric::bandwidth;
+  i.baseline = "memcpy";
+  i.goals = {{"best", "memcpy", 0.9, ">= 0.90x memcpy"}, {"fast", "slow", 2.0, "fast >= 2x slow"}};
+  return i;
+}
+
+} // namespace
+
+TEST_CASE("summary: baseline by name, best and first among versions only", "[summary]") {
+  steps::Options opts;
+  std::vector<steps::RowResult> rows{
+      row("slow", steps::Role::version, 1e9, 1.0),        // 1000 GB/s
+      row("memcpy", steps::Role::baseline, 1e9, 0.25),    // 4000 GB/s
+      row("probe", steps::Role::reference, 1e9, 0.2),     // 5000 GB/s: faster, but a reference
+      row("fast", steps::Role::version, 1e9, 0.3125),     // 3200 GB/s
+      row("mine", steps::Role::yours, 1e9, 0.1),          // 10000 GB/s: yours never ranks
+  };
+  const auto s = steps::summarize(chapter(), opts, {device()}, {"a problem"}, rows, false);
+  CHECK(s.baseline == "memcpy");
+  CHECK(s.first == "slow");
+  CHECK(s.best == "fast");
+  CHECK(s.exit_code == 0);
+  CHECK(s.rows[2].ranked == false);
+  CHECK(std::isnan(s.rows[2].speedup));        // a reference has no speedup
+  CHECK(s.rows[2].ratio_to_baseline == Approx(1.25)); // but is shown as % of the baseline
+  CHECK(s.rows[3].speedup == Approx(3.2));
+  CHECK(s.rows[3].pct_of_peak == Approx(80.0)); // the DRAM peak by default
+  CHECK(s.peak.label == "DRAM");
+  REQUIRE(s.goals.size() == 2);
+  CHECK(s.goals[0].numerator_row == "fast");
+  CHECK(s.goals[0].ratio == Approx(0.8));
+  CHECK_FALSE(s.goals[0].met);
+  CHECK(s.goals[1].ratio == Approx(3.2)); // a goal between two named rows
+  CHECK(s.goals[1].met);
+}
+
+TEST_CASE("summary: exit code from the roles of failed rows", "[summary]") {
+  steps::Options opts;
+  auto with = [&](steps::Role role) {
+    std::vector<steps::RowResult> rows{row("memcpy", steps::Role::baseline, 1e9, 0.25),
+                                       row("broken", role, 1e9, 0.5, false)};
+    return steps::summarize(chapter(), opts, {device()}, {"p"}, rows, false);
+  };
+  CHECK(with(steps::Role::version).exit_code == 1);
+  CHECK(with(steps::Role::reference).exit_code == 1);
+  CHECK(with(steps::Role::mistake).exit_code == 0);
+  CHECK(with(steps::Role::mistake).rows[1].verdict == "caught");
+  CHECK(with(steps::Role::yours).exit_code == 0);
+  CHECK(with(steps::Role::yours).rows[1].verdict == "not yet");
+  opts.variants = {"broken"}; // yours, asked for by name: its failure counts
+  CHECK(with(steps::Role::yours).exit_code == 1);
+  // A wrong row has no speed: a fast wrong answer is not a speed.
+  CHECK(std::isnan(with(steps::Role::version).rows[1].value));
+  const auto failed = with(steps::Role::version);
+  REQUIRE(failed.errors.size() == 1);
+  CHECK(failed.errors[0].find("version 'broken' FAILED verification") != std::string::npos);
+  opts.variants.clear();
+  std::vector<steps::RowResult> rows{row("memcpy", steps::Role::baseline, 1e9, 0.25)};
+  CHECK(steps::summarize(chapter(), opts, {device()}, {"p"}, rows, true).exit_code == 1); // aborted
+}
+
+TEST_CASE("summary: a chapter's own peak, the time metric, extra columns", "[summary]") {
+  steps::Options opts;
+  auto info = chapter();
+  info.metric = steps::Metric::time;
+  info.baseline = "plain";
+  info.goals = {{"best", "plain", 2.5, ">= 2.5x plain launches"}};
+  info.peak = [](const steps::DeviceInfo&) { return steps::Peak{"launch floor", 1.0, "one launch, measured"}; };
+  auto plain = row("plain", steps::Role::baseline, 0, 0.0036);
+  auto graph = row("graph", steps::Role::version, 0, 0.0011);
+  graph.extras = {{"kernels", 100, 0}};
+  const auto s = steps::summarize(info, opts, {device()}, {"p"}, {plain, graph}, false);
+  CHECK(s.rows[1].value == Approx(1.1)); // microseconds
+  CHECK(s.goals[0].ratio == Approx(3.6 / 1.1)); // lower time is the higher ratio
+  CHECK(s.goals[0].met);
+  CHECK(s.peak.label == "launch floor");
+  CHECK(s.rows[1].pct_of_peak == Approx(100.0 / 1.1));
+  REQUIRE(s.extra_columns.size() == 1);
+  CHECK(s.extra_columns[0] == "kernels");
+
+  std::ostringstream out, err;
+  steps::print_table(s, out, err);
+  CHECK(out.str().find("kernels") != std::string::npos);
+  CHECK(out.str().find("% launch floor") != std::string::npos);
+  CHECK(out.str().find("-> met") != std::string::npos);
+  CHECK(err.str().empty());
+}
+
+TEST_CASE("summary: no peak for TFLOP/s unless the chapter names one", "[summary]") {
+  steps::Options opts;
+  auto info = chapter();
+  info.metric = steps::Metric::flops;
+  const auto s = steps::summarize(info, opts, {device()}, {"p"}, {row("memcpy", steps::Role::baseline, 1e9, 1)}, false);
+  CHECK(s.peak.value == 0);
+  CHECK(std::isnan(s.rows[0].pct_of_peak));
+  CHECK(s.rows[0].value == Approx(1.0));
+}
+
+TEST_CASE("json: says what every number is", "[summary]") {
+  steps::Options opts;
+  std::vector<steps::RowResult> rows{row("memcpy", steps::Role::baseline, 1e9, 0.25),
+                                     row("probe", steps::Role::reference, 1e9, 0.2),
+                                     row("fast", steps::Role::version, 1e9, 0.3125)};
+  const auto s = steps::summarize(chapter(), opts, {device()}, {"p"}, rows, false);
+  const std::string j = steps::to_json(s, "2026-01-01T00:00:00Z").dump();
+  CHECK(j.find("\"schema\": 2") != std::string::npos);
+  CHECK(j.find("\"role\": \"reference\"") != std::string::npos);
+  CHECK(j.find("\"ranked\": false") != std::string::npos);
+  CHECK(j.find("\"label\": \"DRAM\"") != std::string::npos);
+  CHECK(j.find("\"baseline\": \"memcpy\"") != std::string::npos);
+  CHECK(j.find("\"numerator_row\": \"fast\"") != std::string::npos);
+  CHECK(j.find("\"gpu_count\": 1") != std::string::npos);
+  CHECK(j.find("\"exit_code\": 0") != std::string::npos);
+}
