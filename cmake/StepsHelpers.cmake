@@ -11,11 +11,13 @@
 #   steps_add_chapter_run(<name> [EXIT <code>] [MATCH <regex>] [LABEL <label>] ARGS <args...>)
 #       Another run of the chapter program (default: label gpu, exit 0).
 #   steps_add_exercise([ID <id>] SOURCES <files...> GRADER <file>
-#                      [HOST] [TIMEOUT <seconds>] [SANITIZE_FILTER <catch2 spec>]
+#                      [HOST] [HUGE] [TIMEOUT <seconds>] [SANITIZE_FILTER <catch2 spec>]
 #                      [CUDA_ARCHITECTURES <arch...>] [LIBRARIES <targets...>])
 #       An exercise: exercises/NN_topic/ (no ID) or exercises/NN_topic/<id>/;
 #       the solution mirrors it under solutions/, with mutants/*.mutant.
 #       HOST: graded on the CPU (runs in CI; no GPU needed).
+#       HUGE: the grader has hidden "[.huge]" cases (past 2^31 elements), run
+#       alone after the others pass (./tutorial grade; test solution.<name>.huge).
 #   steps_add_profile_test(<name> COMMAND <target> <args...>
 #                          MEASURE <name=kernel_regex:metric_or_alias>... [VAR <k=v>...] EXPECT <expr>...)
 #       Named profile.<NN_topic>.<name>.
@@ -182,12 +184,20 @@ endfunction()
 # .mutant file:
 #   line 1: what the mutant gets wrong (one line, for people)
 #   [--- file <name>]   which solution source to edit (default: the first)
+#   [--- args <args>]   grader arguments that catch it (e.g. "[.huge]": a
+#                       32-bit overflow shows only past 2^31 elements); such
+#                       a mutant's test runs alone
 #   --- find            the exact text, which must occur exactly once
 #   --- replace         the new text
 #   --- end
 # Returns the edited file's name in out_name.
-function(_steps_make_mutant solution_dir default_src mutant_file out_dir out_name)
+function(_steps_make_mutant solution_dir default_src mutant_file out_dir out_name out_args)
   file(READ ${mutant_file} spec)
+  set(args "")
+  if(spec MATCHES "\n--- args ([^\n]+)\n")
+    string(STRIP "${CMAKE_MATCH_1}" args)
+  endif()
+  set(${out_args} "${args}" PARENT_SCOPE)
   set(src ${default_src})
   if(spec MATCHES "\n--- file ([^\n]+)\n")
     string(STRIP "${CMAKE_MATCH_1}" src)
@@ -246,7 +256,7 @@ function(_steps_grader target grader ex_dir host archs libs)
 endfunction()
 
 function(steps_add_exercise)
-  cmake_parse_arguments(PARSE_ARGV 0 EX "HOST" "ID;GRADER;SANITIZE_FILTER;TIMEOUT"
+  cmake_parse_arguments(PARSE_ARGV 0 EX "HOST;HUGE" "ID;GRADER;SANITIZE_FILTER;TIMEOUT"
     "SOURCES;CUDA_ARCHITECTURES;LIBRARIES")
   _steps_chapter_id(number slug)
   set(ex_dir ${CMAKE_CURRENT_SOURCE_DIR})
@@ -292,13 +302,28 @@ function(steps_add_exercise)
   endif()
   set(readme ${ex_dir}/README.md)
   file(RELATIVE_PATH readme_rel ${PROJECT_SOURCE_DIR} ${readme})
+  # What a passing grade is then run on under compute-sanitizer ("~[.]"
+  # keeps hidden tests such as [.speed] out: with Catch2 v2, a filter made only
+  # of exclusions such as "~[large]" would otherwise select them too).
+  set(filter "${EX_SANITIZE_FILTER}~[.]")
+  set(probe $<TARGET_FILE:steps_gpu_probe>)
+  set(probe_path ${PROJECT_BINARY_DIR}/bin/steps_gpu_probe)
+  if(EX_HOST)
+    set(probe none)
+    set(probe_path none)
+  endif()
   set(graders no)
   if(BUILD_TESTING AND STEPS_HAVE_CATCH2)
     set(graders yes)
   endif()
-  # number, id, name, grader target, solution target, host|gpu, README, learner library, graders built
+  set(huge no)
+  if(EX_HUGE)
+    set(huge yes)
+  endif()
+  # number, id, name, grader target, solution target, host|gpu, README,
+  # learner library, graders built, sanitizer filter, probe, has [.huge] cases
   file(APPEND ${STEPS_MANIFEST_DIR}/exercises.tsv
-    "${number}\t${id}\t${name}\tgrade_${name}\tsolution_${name}\t${kind}\t${readme_rel}\t${learner}\t${graders}\n")
+    "${number}\t${id}\t${name}\tgrade_${name}\tsolution_${name}\t${kind}\t${readme_rel}\t${learner}\t${graders}\t${filter}\t${probe_path}\t${huge}\n")
 
   if(NOT BUILD_TESTING OR NOT STEPS_HAVE_CATCH2)
     return()
@@ -320,10 +345,12 @@ function(steps_add_exercise)
   set_tests_properties(solution.${name} PROPERTIES LABELS "solution${labels_extra}" SKIP_RETURN_CODE 77
     TIMEOUT ${EX_TIMEOUT})
 
+  if(EX_HUGE)
+    add_test(NAME solution.${name}.huge COMMAND solution_${name} "[.huge]")
+    set_tests_properties(solution.${name}.huge PROPERTIES LABELS "solution" SKIP_RETURN_CODE 77
+      TIMEOUT ${EX_TIMEOUT} RUN_SERIAL TRUE)
+  endif()
   if(NOT EX_HOST)
-    # "~[.]" keeps hidden tests ([.speed]) out: with Catch2 v2, a filter made
-    # only of exclusions such as "~[large]" would otherwise select them too.
-    set(filter "${EX_SANITIZE_FILTER}~[.]")
     _steps_sanitize_tests(solution.${name} $<TARGET_FILE:solution_${name}> ${filter})
   endif()
 
@@ -341,7 +368,7 @@ function(steps_add_exercise)
   foreach(mutant_file IN LISTS mutant_files)
     get_filename_component(mutant ${mutant_file} NAME_WE)
     set(out_dir ${CMAKE_CURRENT_BINARY_DIR}/mutants/${mutant})
-    _steps_make_mutant(${solution_dir} ${first_src} ${mutant_file} ${out_dir} edited)
+    _steps_make_mutant(${solution_dir} ${first_src} ${mutant_file} ${out_dir} edited margs)
     set(sources "")
     foreach(src IN LISTS EX_SOURCES)
       if(src STREQUAL edited)
@@ -353,8 +380,12 @@ function(steps_add_exercise)
     _steps_grader(mutant_${name}_${mutant} ${grader} ${ex_dir} "${EX_HOST}" "${EX_CUDA_ARCHITECTURES}"
       "${EX_LIBRARIES}" ${sources})
     if(NOT mutant_file MATCHES "\\.profile\\.mutant$")
-      steps_test(mutants.${name}.${mutant} "mutants${labels_extra}" reject -- $<TARGET_FILE:mutant_${name}_${mutant}>)
+      steps_test(mutants.${name}.${mutant} "mutants${labels_extra}"
+        reject ${probe} "${filter}" -- $<TARGET_FILE:mutant_${name}_${mutant}> ${margs})
       set_tests_properties(mutants.${name}.${mutant} PROPERTIES TIMEOUT ${EX_TIMEOUT})
+      if(margs)
+        set_tests_properties(mutants.${name}.${mutant} PROPERTIES RUN_SERIAL TRUE)
+      endif()
     endif()
   endforeach()
 endfunction()
