@@ -12,7 +12,7 @@
 # grader, the solution passes. With a GPU, also the GPU-graded ones.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${1:-$ROOT/build}
+BUILD=${1:-${STEPS_BUILD_DIR:-$ROOT/build}}
 cd "$ROOT" || exit 1
 errors=0
 ok() { printf '  ok    %s\n' "$*"; }

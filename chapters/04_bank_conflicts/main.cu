@@ -12,13 +12,13 @@
 //
 // Everything is a microbenchmark of SHARED memory: each block copies one
 // tile from DRAM and reads it 512 times over from shared memory, so GB/s
-// in the table are shared-memory bytes per second. The baseline is the
-// conflict-free stride-1 read; the goal is a column read as fast as that.
+// in the table are shared-memory bytes per second and the peak is the
+// shared-memory peak (32 banks x 4 bytes per clock per SM). The baseline is
+// the conflict-free stride-1 read; the goal is a column read as fast as that.
 //
-// The stride and float2/float4 rows have the role "baseline": they are
-// reference measurements of the hardware, shown as a percentage of
-// stride_1, and the goal ("best version") is about the column-read
-// versions v1-v3 alone.
+// The stride and float2/float4 rows are reference rows: measurements of the
+// hardware, shown as a percentage of stride_1 and never ranked; the goal
+// ("best version") is about the column-read versions v1-v3 alone.
 //
 // Run: ./tutorial run 04    (or build/bin/ch04_bank_conflicts --help)
 #include "mistakes.cuh"
@@ -33,12 +33,12 @@
 #include "steps/random.hpp"
 
 #if STEPS_WITH_EXERCISE
-#include "gemv.hpp"
+#include "yours.cuh"
 #endif
 
-#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -50,118 +50,61 @@ inline float input_value(std::uint64_t seed, std::size_t i) {
   return std::floor(steps::uniform_at(seed, i, 1.0f, 128.0f));
 }
 
-/// What a row of the table reads, decoded from its name (the registry below
-/// is the one list of names): "stride_S", "float2_stride_S" and
-/// "float4_stride_S" read with stride S in accesses of 4, 8 or 16 bytes;
-/// every other row reads the columns of a tile.
+/// What a row reads, and so what its CPU reference is. Each row captures
+/// its own Pattern, made from the same values as its launch.
 struct Pattern {
-  bool columns = true; ///< column reads (columns.cuh) or strided reads (strided.cuh)
-  int width = 1;       ///< floats per access
-  int stride = 1;      ///< in accesses
+  bool columns = true; ///< column reads of a tile (columns.cuh) or strided reads (strided.cuh)
+  int width = 1;       ///< floats per access (strided reads)
+  int stride = 1;      ///< in accesses (strided reads)
+
+  /// Lane l reads row l of the tile, one column per step.
+  static Pattern column_reads() { return {}; }
+  /// Lane l reads accesses of `width` floats, `stride` accesses apart.
+  static Pattern strided_reads(int width, int stride) { return {false, width, stride}; }
 };
 
-inline Pattern pattern_of(const std::string& name) {
-  Pattern p;
-  const std::size_t at = name.find("stride_");
-  if (at == std::string::npos) return p;
-  p.columns = false;
-  p.width = name.rfind("float4_", 0) == 0 ? 4 : name.rfind("float2_", 0) == 0 ? 2 : 1;
-  p.stride = std::stoi(name.substr(at + 7));
-  return p;
-}
-
-#if STEPS_WITH_EXERCISE
-// Your exercise row: y = A x with A of kGemvCols columns (not a multiple of
-// 32: the last tile of every row is partial) and as many rows as --size
-// allows. Entries are multiples of 1/16 between -1 and 1, so every sum is
-// exact in float, in any order (see exercises/04_bank_conflicts/README.md).
-constexpr int kGemvCols = 517;
-
-inline float gemv_value(std::uint64_t seed, std::size_t i) {
-  float k = std::floor(steps::uniform_at(seed, i, -16.0f, 16.0f)); // -16 .. 15
-  if (k >= 0) k += 1;                                                // -16..-1, 1..16: never 0
-  return k / 16.0f;
-}
-#endif
-
-/// Inputs, output and CPU reference of one run of the chapter.
-class BankConflicts {
+/// The input, every thread's output and the CPU reference of the
+/// microbenchmark rows (all but "yours").
+class SharedReads {
 public:
-  BankConflicts(const steps::Options& opts, const steps::DeviceInfo& dev)
-      : dev_(dev), n_(static_cast<std::size_t>(opts.size)), blocks_(blocks_for(n_)),
+  SharedReads(const steps::Options& opts, steps::Run&)
+      : n_(static_cast<std::size_t>(opts.size)), blocks_(blocks_for(n_)),
         // Device memory first: a size that does not fit fails here, before
         // any host memory is spent on it.
-        in_(n_), out_(static_cast<std::size_t>(blocks_) * kThreads)
-#if STEPS_WITH_EXERCISE
-        ,
-        gemv_m_(static_cast<int>(std::max<std::size_t>(1, std::min<std::size_t>(n_ / kGemvCols, 1 << 20)))),
-        a_(static_cast<std::size_t>(gemv_m_) * kGemvCols), x_(kGemvCols), y_(gemv_m_)
-#endif
-  {
+        in_(n_), out_(static_cast<std::size_t>(blocks_) * kThreads) {
     in_host_.resize(n_);
     for (std::size_t i = 0; i < n_; ++i) in_host_[i] = input_value(opts.seed, i);
     in_.upload(in_host_.data());
-#if STEPS_WITH_EXERCISE
-    a_host_.resize(a_.size());
-    x_host_.resize(x_.size());
-    for (std::size_t i = 0; i < a_host_.size(); ++i) a_host_[i] = gemv_value(opts.seed + 1, i);
-    for (std::size_t i = 0; i < x_host_.size(); ++i) x_host_[i] = gemv_value(opts.seed + 2, i);
-    a_.upload(a_host_.data());
-    x_.upload(x_host_.data());
-#endif
   }
 
   std::string describe() const {
-    // Shared memory delivers 32 banks x 4 bytes = 128 bytes per clock per SM.
-    const double peak = dev_.sm_count * 128.0 * dev_.sm_clock_khz * 1e3;
-    char buf[400];
+    char buf[240];
     std::snprintf(buf, sizeof buf,
                   "%zu input words = %u blocks x one 32 x 32 tile; each thread reads %d x 128 B of shared memory "
-                  "(%s per run). Shared-memory peak: %d SMs x 128 B/clock x %d MHz = %.0f GB/s",
-                  n_, blocks_, kRounds, steps::format_bytes(blocks_ * kBytesReadPerBlock).c_str(), dev_.sm_count,
-                  dev_.sm_clock_khz / 1000, peak / 1e9);
+                  "(%s per run)",
+                  n_, blocks_, kRounds, steps::format_bytes(blocks_ * kBytesReadPerBlock).c_str());
     return buf;
   }
 
-  steps::Work work(const std::string& name) const {
-#if STEPS_WITH_EXERCISE
-    if (name == "yours") return {8.0 * gemv_m_ * kGemvCols, 2.0 * gemv_m_ * kGemvCols};
-#else
-    (void)name;
-#endif
-    return {blocks_ * kBytesReadPerBlock, 0};
-  }
+  /// Shared-memory bytes read by one run (the same for every row).
+  steps::Work work() const { return {blocks_ * kBytesReadPerBlock, 0}; }
 
-  void reset(const std::string& name) {
-    out_.poison(); // NaN everywhere: a thread that writes nothing shows
-#if STEPS_WITH_EXERCISE
-    if (name == "yours") y_.poison();
-#else
-    (void)name;
-#endif
-  }
+  /// NaN everywhere in the output: a thread that writes nothing shows.
+  void poison() { out_.poison(); }
 
-  steps::Comparison check(const std::string& name) const {
-#if STEPS_WITH_EXERCISE
-    if (name == "yours") return check_gemv();
-#endif
+  /// Every thread's sum, compared exactly with what `pattern` makes it read:
+  /// whole numbers below 2^24, so float sums are exact in any order.
+  steps::Comparison check(const Pattern& pattern) {
     const steps::Comparison guards = out_.check_guards();
     if (!guards.ok) return guards;
-    const std::vector<float> got = out_.download();
-    const std::vector<double> want = expected(pattern_of(name));
-    // Whole numbers below 2^24: float sums are exact, in any order.
-    return steps::compare(got.data(), want.data(), got.size(), steps::Tolerance::exact());
+    out_.download(got_);
+    const std::vector<double> want = expected(pattern);
+    return steps::compare(got_.data(), want.data(), got_.size(), steps::Tolerance::exact());
   }
 
   const float* in() const { return in_.data(); }
   float* out() { return out_.data(); }
   std::size_t n() const { return n_; }
-#if STEPS_WITH_EXERCISE
-  const float* a() const { return a_.data(); }
-  const float* x() const { return x_.data(); }
-  float* y() { return y_.data(); }
-  int gemv_m() const { return gemv_m_; }
-#endif
 
 private:
   // What every thread must have summed (see bench.cuh). Thread t of block b
@@ -208,93 +151,93 @@ private:
     return want;
   }
 
-#if STEPS_WITH_EXERCISE
-  steps::Comparison check_gemv() const {
-    // The point of the exercise first: each of the 32 rows and 32 columns of
-    // the tile must use 32 different banks. Element k of this comparison is
-    // the number of banks row k (k < 32) or column k - 32 uses; all must be 32.
-    std::vector<float> banks_used(2 * ex04::TILE), all_banks(2 * ex04::TILE, float{kBanks});
-    for (int k = 0; k < 2 * ex04::TILE; ++k) {
-      std::vector<bool> used(kBanks, false);
-      for (int i = 0; i < ex04::TILE; ++i) {
-        const int row = k < ex04::TILE ? k : i, col = k < ex04::TILE ? i : k - ex04::TILE;
-        used[static_cast<std::size_t>(((ex04::tile_offset(row, col) % kBanks) + kBanks) % kBanks)] = true;
-      }
-      banks_used[k] = static_cast<float>(std::count(used.begin(), used.end(), true));
-    }
-    const steps::Comparison layout = steps::compare(banks_used, all_banks, steps::Tolerance::exact());
-    if (!layout.ok) return layout;
-
-    const steps::Comparison guards = y_.check_guards();
-    if (!guards.ok) return guards;
-    std::vector<double> want(gemv_m_, 0.0);
-    for (int r = 0; r < gemv_m_; ++r)
-      for (int c = 0; c < kGemvCols; ++c)
-        want[r] += static_cast<double>(a_host_[static_cast<std::size_t>(r) * kGemvCols + c]) * x_host_[c];
-    const std::vector<float> got = y_.download();
-    return steps::compare(got.data(), want.data(), got.size(), steps::Tolerance::exact());
-  }
-#endif
-
-  steps::DeviceInfo dev_;
   std::size_t n_;
   unsigned int blocks_;
   steps::GuardedBuffer<float> in_, out_;
-#if STEPS_WITH_EXERCISE
-  int gemv_m_;
-  steps::GuardedBuffer<float> a_, x_, y_;
-  std::vector<float> a_host_, x_host_;
-#endif
-  std::vector<float> in_host_;
+  std::vector<float> in_host_, got_; // got_ is reused between checks
 };
 
-using Version = steps::Version<BankConflicts>;
+using Row = steps::Row<SharedReads>;
+using Launch = std::function<void(const float* in, std::size_t n, float* out, cudaStream_t)>;
 
-/// A row of the stride sweep: 4-byte loads at `stride` words.
-Version stride_row(int stride, const char* what) {
-  return {"stride_" + std::to_string(stride), what, steps::Role::baseline,
-          [stride](BankConflicts& p, cudaStream_t s) { strided::launch<float>(p.in(), p.n(), stride, p.out(), s); }};
+/// A row of the microbenchmark: `launch` reads in `pattern`, and the check
+/// expects exactly what that pattern reads.
+Row read_row(std::string name, std::string what, steps::Role role, Pattern pattern, Launch launch) {
+  Row r;
+  r.name = std::move(name);
+  r.what = std::move(what);
+  r.role = role;
+  r.launch = [launch](SharedReads& p, steps::Run& run) { launch(p.in(), p.n(), p.out(), run.stream()); };
+  r.work = [](const SharedReads& p) { return p.work(); };
+  r.reset = [](SharedReads& p) { p.poison(); };
+  r.check = [pattern](SharedReads& p) { return p.check(pattern); };
+  return r;
 }
 
-// The registry: the CLI, the table and the JSON all come from this list.
-const std::vector<Version> kVersions = {
-    stride_row(1, "lane l reads word l: 32 banks, 1 pass per load (the speed of light)"),
-    stride_row(2, "lane l reads word 2l: lanes l and l + 16 share a bank, 2-way conflict"),
-    stride_row(3, "odd stride: every bank once, conflict-free (so are 5, 7, ... 31)"),
-    stride_row(4, "4-way conflict: 8 banks used"),
-    stride_row(8, "8-way conflict: 4 banks used"),
-    stride_row(16, "16-way conflict: 2 banks used"),
-    stride_row(32, "32-way conflict: every lane in bank 0"),
-    {"column_unpadded", "v1: warp reads a column of a 32 x 32 tile at row * 32 + col: 32-way", steps::Role::version,
-     [](BankConflicts& p, cudaStream_t s) { v1::launch(p.in(), p.n(), p.out(), s); }},
-    {"column_padded", "v2: rows padded to 33 words, (row, col) in bank (row + col) % 32", steps::Role::version,
-     [](BankConflicts& p, cudaStream_t s) { v2::launch(p.in(), p.n(), p.out(), s); }},
-    {"column_swizzled", "v3: no padding, (row, col) at row * 32 + (col ^ row)", steps::Role::version,
-     [](BankConflicts& p, cudaStream_t s) { v3::launch(p.in(), p.n(), p.out(), s); }},
-    {"float2_stride_1", "8-byte loads, consecutive: 2 passes of 16 lanes, no conflict", steps::Role::baseline,
-     [](BankConflicts& p, cudaStream_t s) { wide::launch_float2(p.in(), p.n(), 1, p.out(), s); }},
-    {"float4_stride_1", "16-byte loads, consecutive: 4 passes of 8 lanes, no conflict", steps::Role::baseline,
-     [](BankConflicts& p, cudaStream_t s) { wide::launch_float4(p.in(), p.n(), 1, p.out(), s); }},
-    {"float4_stride_2", "16-byte loads 32 bytes apart: 2-way inside each pass, 8 passes", steps::Role::baseline,
-     [](BankConflicts& p, cudaStream_t s) { wide::launch_float4(p.in(), p.n(), 2, p.out(), s); }},
+/// A row of the stride sweep: 4-byte loads, lanes `stride` words apart.
+Row stride_row(int stride, steps::Role role, std::string what) {
+  return read_row("stride_" + std::to_string(stride), std::move(what), role, Pattern::strided_reads(1, stride),
+                  [stride](const float* in, std::size_t n, float* out, cudaStream_t s) {
+                    strided::launch<float>(in, n, stride, out, s);
+                  });
+}
+
+/// A row of the wide-load experiment: float2 or float4 loads, lanes
+/// `stride` accesses apart. Named "float2_stride_S" or "float4_stride_S".
+template <class T>
+Row wide_row(int stride, std::string what) {
+  constexpr int kWidth = strided::kWidth<T>;
+  return read_row("float" + std::to_string(kWidth) + "_stride_" + std::to_string(stride), std::move(what),
+                  steps::Role::reference, Pattern::strided_reads(kWidth, stride),
+                  [stride](const float* in, std::size_t n, float* out, cudaStream_t s) {
+                    wide::launch<T>(in, n, stride, out, s);
+                  });
+}
+
+/// A column-read row: lane l reads row l of a 32 x 32 tile, column by column.
+Row column_row(std::string name, std::string what, steps::Role role, Launch launch) {
+  return read_row(std::move(name), std::move(what), role, Pattern::column_reads(), std::move(launch));
+}
+
+// The registry: the CLI, the table and the JSON all come from these groups.
+std::vector<steps::GroupPtr> registry() {
+  using steps::Role;
+  std::vector<steps::GroupPtr> groups{steps::group<SharedReads>({
+      stride_row(1, Role::baseline, "lane l reads word l: 32 banks, 1 pass per load (the speed of light)"),
+      stride_row(2, Role::reference, "lane l reads word 2l: lanes l and l + 16 share a bank, 2-way conflict"),
+      stride_row(3, Role::reference, "odd stride: every bank once, conflict-free (so are 5, 7, ... 31)"),
+      stride_row(4, Role::reference, "4-way conflict: 8 banks used"),
+      stride_row(8, Role::reference, "8-way conflict: 4 banks used"),
+      stride_row(16, Role::reference, "16-way conflict: 2 banks used"),
+      stride_row(32, Role::reference, "32-way conflict: every lane in bank 0"),
+      column_row("column_unpadded", "v1: warp reads a column of a 32 x 32 tile at row * 32 + col: 32-way",
+                 Role::version, v1::launch),
+      column_row("column_padded", "v2: rows padded to 33 words, (row, col) in bank (row + col) % 32", Role::version,
+                 v2::launch),
+      column_row("column_swizzled", "v3: no padding, (row, col) at row * 32 + (col ^ row)", Role::version,
+                 v3::launch),
+      wide_row<float2>(1, "8-byte loads, consecutive: 2 passes of 16 lanes, no conflict"),
+      wide_row<float4>(1, "16-byte loads, consecutive: 4 passes of 8 lanes, no conflict"),
+      wide_row<float4>(2, "16-byte loads 32 bytes apart: 2-way inside each pass, 8 passes"),
+      column_row("mistake_swizzle_on_read_only", "tile stored plain, read swizzled: right words, wrong steps",
+                 Role::mistake, mistakes::swizzle_on_read_only),
+      column_row("mistake_pad_forgotten_on_read", "tile stored padded, read at row * 32 + col", Role::mistake,
+                 mistakes::pad_forgotten_on_read),
+  })};
 #if STEPS_WITH_EXERCISE
-    {"yours", "exercise 04: your gemv y = A x (A: rows x 517); verified: y, and the banks used by tile rows [0..31] "
-             "and columns [32..63], 32 each",
-     steps::Role::yours,
-     [](BankConflicts& p, cudaStream_t s) { ex04::gemv(p.a(), p.x(), p.y(), p.gemv_m(), kGemvCols, s); }},
+  groups.push_back(yours_group());
 #endif
-    {"mistake_swizzle_on_read_only", "tile stored plain, read swizzled: right words, wrong steps",
-     steps::Role::mistake,
-     [](BankConflicts& p, cudaStream_t s) { mistakes::swizzle_on_read_only(p.in(), p.n(), p.out(), s); }},
-    {"mistake_pad_forgotten_on_read", "tile stored padded, read at row * 32 + col", steps::Role::mistake,
-     [](BankConflicts& p, cudaStream_t s) { mistakes::pad_forgotten_on_read(p.in(), p.n(), p.out(), s); }},
-};
+  return groups;
+}
+
+/// Shared memory delivers 32 banks x 4 bytes = 128 bytes per clock per SM.
+steps::Peak shared_memory_peak(const steps::DeviceInfo& dev) {
+  return {"shared memory", dev.sm_count * 128.0 * dev.sm_clock_khz * 1e3 / 1e9,
+          std::to_string(dev.sm_count) + " SMs x 128 B/clock x " + std::to_string(dev.sm_clock_khz / 1000) + " MHz"};
+}
 
 steps::ChapterInfo info() {
   steps::ChapterInfo i;
-  i.number = "04";
-  i.binary = "ch04_bank_conflicts";
-  i.title = "Bank conflicts";
   i.summary = "Measures shared-memory bank conflicts: a stride sweep (n-way conflicts), column reads of a "
               "32 x 32 tile plain, padded and XOR-swizzled, and 8- and 16-byte loads. GB/s are shared-memory "
               "bytes per second.";
@@ -308,14 +251,13 @@ steps::ChapterInfo info() {
   i.work_note =
       "GB/s: SHARED-MEMORY bytes read per second by the timed loop (2 MiB per block: 256 threads x 64 rounds x "
       "128 B);\nthe 4-8 KiB tile copy and the DRAM traffic (under 0.5%) are not counted. yours: 8 bytes per "
-      "element of A\n(one 4-byte store into the tile, one 4-byte load from it). The % peak column compares with "
-      "the DRAM bandwidth\nand does not apply here: shared memory is several times faster than DRAM (its peak is "
-      "on the Problem line).";
-  i.goal = 0.95;
-  i.goal_text = ">= 0.95x stride_1 (a conflict-free column read is as fast as a row read)";
+      "element of A\n(one 4-byte store into the tile, one 4-byte load from it).";
+  i.baseline = "stride_1";
+  i.goals = {{"best", "stride_1", 0.95, ">= 0.95x stride_1 (a conflict-free column read is as fast as a row read)"}};
+  i.peak = shared_memory_peak;
   return i;
 }
 
 } // namespace ch04
 
-int main(int argc, char** argv) { return steps::run_chapter(argc, argv, ch04::info(), ch04::kVersions); }
+int main(int argc, char** argv) { return steps::run_chapter(argc, argv, ch04::info(), ch04::registry()); }

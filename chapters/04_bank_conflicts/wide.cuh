@@ -33,12 +33,12 @@
 
 namespace ch04::wide {
 
-/// float2 or float4 loads at `stride` (in accesses of that type).
-inline void launch_float2(const float* in, std::size_t n, int stride, float* out, cudaStream_t s) {
-  strided::launch<float2>(in, n, stride, out, s);
-}
-inline void launch_float4(const float* in, std::size_t n, int stride, float* out, cudaStream_t s) {
-  strided::launch<float4>(in, n, stride, out, s);
+/// float2 or float4 loads at `stride` (in accesses of that type): the stride
+/// kernel with a wider access type.
+template <class T>
+void launch(const float* in, std::size_t n, int stride, float* out, cudaStream_t s) {
+  static_assert(sizeof(T) == 8 || sizeof(T) == 16, "wide loads are float2 or float4 (float: the stride sweep)");
+  strided::launch<T>(in, n, stride, out, s);
 }
 
 } // namespace ch04::wide

@@ -1,5 +1,7 @@
 // Chapter 05: what every version shares: the matrix layout, the tile grid
-// and its limits.
+// and its limits. (Nothing here is generic: the course's grid helpers for
+// one-dimensional kernels are in steps/launch.cuh; this chapter's kernels
+// need only the two-dimensional tile grid below.)
 //
 // Layout (all versions): `in` is a rows x cols matrix stored row by row
 // (row-major), element (r, c) at in[r * cols + c]. Its transpose `out` is
@@ -23,6 +25,8 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 
 namespace ch05 {
 
@@ -39,6 +43,15 @@ constexpr std::int64_t kMaxRows = std::int64_t{kMaxGridY} * TILE;
 /// Widest matrix: keeps every column index, overhang of the last tile
 /// included, far inside an int (gridDim.x itself allows 2^31 - 1 tiles).
 constexpr std::int64_t kMaxCols = std::int64_t{1} << 30;
+
+/// Throws when a rows x cols matrix is beyond the tile grids above (a clear
+/// message instead of a failed launch).
+inline void check_grid_limits(std::int64_t rows, std::int64_t cols) {
+  if (rows > kMaxRows || cols > kMaxCols)
+    throw std::invalid_argument("a " + std::to_string(rows) + " x " + std::to_string(cols) +
+                                " matrix is beyond this chapter's grids: at most " + std::to_string(kMaxRows) +
+                                " rows (65535 tile rows of 32) and " + std::to_string(kMaxCols) + " columns");
+}
 
 /// The grid of `tile` x `tile` blocks over a rows x cols input.
 inline dim3 tile_grid(int rows, int cols, int tile) {

@@ -52,6 +52,7 @@ std::string Comparison::describe(std::size_t columns) const {
 
 std::string Comparison::describe() const {
   std::string d = describe_flat();
+  if (!ok && !note.empty()) d = note + ": " + d;
   if (ok || out_of_bounds || bad_count == 0 || row_length == 0) return d;
   const std::string at = "[" + std::to_string(first_bad) + "]";
   const std::string rc = at + " (row " + std::to_string(first_bad / row_length) + ", column " +

@@ -32,8 +32,8 @@ std::string explain_error(const Error& e) {
   return hint.empty() ? std::string() : "\n  Hint: " + hint;
 }
 
-std::string hang_message(const std::string& shape) {
-  return "FAILED: your code did not finish within " + fixed(kShapeTimeout, 0) + " s on " + shape +
+std::string hang_message(const std::string& shape, double seconds) {
+  return "FAILED: your code did not finish within " + fixed(seconds, 0) + " s on " + shape +
          ": a kernel that waits forever. Stopped by the grader's watchdog (exit code 3).\n"
          "  Hint: a __syncthreads() inside an if (or a loop) that not every thread of the block reaches, a "
          "spin on a flag that no thread sets, or an mbarrier waited on with the wrong phase parity.";

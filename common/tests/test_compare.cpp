@@ -109,3 +109,12 @@ TEST_CASE("out-of-bounds writes are described as such", "[compare]") {
   c.outside_index = -1;
   CHECK(c.describe().find("1 before the start") != std::string::npos);
 }
+
+TEST_CASE("a failed comparison's note comes first in its description", "[compare]") {
+  const std::vector<float> got{1, 5}, want{1, 2};
+  auto c = steps::compare(got, want, steps::Tolerance::exact());
+  c.note = "tile column 0 is a 32-way bank conflict";
+  CHECK(c.describe().rfind("tile column 0 is a 32-way bank conflict: first wrong element [1]", 0) == 0);
+  const auto good = steps::compare(want, want, steps::Tolerance::exact());
+  CHECK(good.describe().find("all 2 elements match") == 0);
+}

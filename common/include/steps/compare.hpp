@@ -52,6 +52,7 @@ struct Comparison {
   bool out_of_bounds = false;     ///< a write landed outside the array (see GuardedBuffer)
   long long outside_index = 0;    ///< where, relative to the array's start (negative: before it)
   std::size_t row_length = 0;     ///< if set (a row-major matrix), describe() adds (row, column)
+  std::string note;               ///< if set, what the failure means, in words; describe() puts it first
 
   /// One line for a learner, e.g. "first wrong element [1024]: expected
   /// 0.25, got nan (3 of 1025 wrong; max error ...)".

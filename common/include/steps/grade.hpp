@@ -34,9 +34,12 @@ using ErrorHint = std::function<std::string(const Error&)>;
 
 /// Runs `check(shape, seed)` on every shape and fails the test case at the
 /// first one that returns a problem (or throws a CUDA error). Seeds are 11,
-/// 21, 31... in shape order, the same on every run.
+/// 21, 31... in shape order, the same on every run. `seconds`: the watchdog
+/// per shape (raise it for shapes past 2^31 elements, whose CPU reference
+/// alone takes tens of seconds).
 template <class Shape, class NameOf, class Check>
-void shapes(const std::vector<Shape>& list, NameOf name_of, Check check, const ErrorHint& hint = {}) {
+void shapes(const std::vector<Shape>& list, NameOf name_of, Check check, const ErrorHint& hint = {},
+            double seconds = kShapeTimeout) {
   std::uint64_t seed = 1;
   for (const auto& s : list) {
     const std::string name = name_of(s);
@@ -44,7 +47,7 @@ void shapes(const std::vector<Shape>& list, NameOf name_of, Check check, const E
     std::string problem;
     seed += 10;
     {
-      Watchdog dog(kShapeTimeout, hang_message(name));
+      Watchdog dog(seconds, hang_message(name, seconds));
       try {
         problem = check(s, seed);
       } catch (const Error& e) {

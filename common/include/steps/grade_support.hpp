@@ -19,7 +19,7 @@ constexpr double kShapeTimeout = 30;
 std::string explain_error(const Error& e);
 
 /// The watchdog message for a shape that did not finish.
-std::string hang_message(const std::string& shape);
+std::string hang_message(const std::string& shape, double seconds = kShapeTimeout);
 
 /// Prints the speed of the code under test: one line for people and one
 /// `steps-speed label=... median_ms=... gbps=... tflops=...` line that
