@@ -20,6 +20,8 @@ namespace ex03 {
 /// zeros; with m = 0 or n = 0 there is nothing to do) and leading dimensions
 /// larger than the widths (the matrices may be views into bigger ones: never
 /// read or write the elements between a row's end and the next row's start).
+/// A matrix may hold more than 2^31 elements: compute offsets such as
+/// row * lda in 64 bits.
 /// Writes only the m x n elements of C. Must use shared-memory tiles.
 /// Returns without waiting for the GPU; reports a bad launch by throwing
 /// (CUDA_CHECK_LAUNCH).
