@@ -42,6 +42,8 @@ ALIASES = {
     "sass_shared_ld_wavefronts": "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
     "warp_occupancy": "sm__warps_active.avg.pct_of_peak_sustained_active",
     "theoretical_occupancy": "sm__maximum_warps_per_active_cycle_pct",
+    "occupancy_limit_registers": "launch__occupancy_limit_registers",
+    "registers_per_thread": "launch__registers_per_thread",
     "branch_efficiency": "smsp__sass_average_branch_targets_threads_uniform.pct",
     "instructions": "smsp__inst_executed.sum",
     "tensor_pipe": "sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active",

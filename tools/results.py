@@ -165,7 +165,7 @@ def markdown_table(r):
     met = [g for g in goal_list(r)]
     goal_text = "; ".join(f"{g.get('numerator_row')} {fmt(g.get('ratio'))}x {g.get('denominator')} "
                           f"(goal {g.get('text')}: {'met' if g.get('met') else 'not met'})" for g in met)
-    problem = r.get("problem") or "; ".join(r.get("problems", []))
+    problem = "; ".join(r.get("problems") or [r.get("problem") or ""])
     note = (f"\n*{r['gpu']['name']}, `{r['binary']}` defaults ({problem}), {r['date'][:10]}; "
             f"median of {r['iters']} runs." + (f" {goal_text}." if goal_text else "") + "*\n")
     if peak:

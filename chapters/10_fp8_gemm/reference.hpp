@@ -1,40 +1,23 @@
 // Chapter 10: the host side of verification: FP64 reference products, the
-// error bound a BF16 result of an FP8 product must meet, and the check of
-// the GPU's quantization. Host code only (no kernels).
+// error bound a BF16 result of an FP8 product must meet (and each version's
+// accumulation error in it), the check of the GPU's quantization and the
+// quantization error of a scaling. Host code only (no kernels).
 #pragma once
 
 #include "fp8_gemm.cuh"
 
 #include "steps/compare.hpp"
 #include "steps/fp8.hpp"
+#include "steps/random.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ch10 {
-
-/// The value of every E4M3 code, from steps::fp8_decode (NaN codes: NaN).
-inline const std::array<double, 256>& e4m3_values() {
-  static const std::array<double, 256> table = [] {
-    std::array<double, 256> t{};
-    for (int c = 0; c < 256; ++c) t[c] = steps::fp8_decode(static_cast<std::uint8_t>(c), steps::Fp8Format::e4m3);
-    return t;
-  }();
-  return table;
-}
-
-/// A BF16 bit pattern as a float (BF16 is the top half of an FP32).
-inline float bf16_bits_to_float(std::uint16_t bits) {
-  const std::uint32_t u = static_cast<std::uint32_t>(bits) << 16;
-  float f;
-  std::memcpy(&f, &u, sizeof f);
-  return f;
-}
 
 /// One quantized operand on the host: rows x k codes and their scales.
 struct HostOperand {
@@ -60,7 +43,7 @@ struct ExactElement {
 };
 
 inline ExactElement exact_element(const HostOperand& a, const HostOperand& b, int r, int c) {
-  const auto& v = e4m3_values();
+  const auto& v = steps::e4m3_values();
   const std::uint8_t* qa = a.q.data() + static_cast<std::size_t>(r) * a.k;
   const std::uint8_t* qb = b.q.data() + static_cast<std::size_t>(c) * b.k;
   ExactElement e;
@@ -102,6 +85,27 @@ inline Expected cpu_reference(const HostOperand& a, const HostOperand& b) {
   return e;
 }
 
+/// How far a version's FP32 value may be from the exact product, as a
+/// fraction gamma of S = sum over k of |sA sB qA qB| (the bound of any
+/// summation order's rounding error is proportional to S). Each row of the
+/// chapter carries the gamma of the way it accumulates.
+using Gamma = double (*)(int k);
+
+/// CUDA-core FP32 (v1, the mistakes): a chain of at most 128 fused
+/// multiply-adds per block (128 roundings of 2^-24), 3 for scaling it, one
+/// per block for the total: (128 + 4 + K blocks) * 2^-24.
+inline double gamma_cuda_cores(int k) { return (kScaleBlock + 4 + k_blocks(k)) * std::ldexp(1.0, -24); }
+
+/// Tensor cores with promotion every 128 K (v2, v3, v4, yours): at most 4
+/// mma k32 steps accumulate inside the tensor core, which keeps about 14 bits
+/// of the aligned sum (DeepSeek-V3, section 3.3.2): about 2^-13 of the sum
+/// per step, 2^-11 for 4; twice that as margin: 2^-10.
+inline double gamma_tensor_cores(int) { return std::ldexp(1.0, -10); }
+
+/// cuBLASLt: its promotion interval is not documented and fast accumulation
+/// does not promote at all (up to K / 32 steps inside the tensor core): 2^-8.
+inline double gamma_cublaslt(int) { return std::ldexp(1.0, -8); }
+
 /// Unit roundoff of BF16 (8 significant bits): rounding to nearest moves a
 /// value by at most 2^-8 of itself.
 constexpr double kBf16Roundoff = 1.0 / 256.0;
@@ -113,42 +117,16 @@ constexpr double kBf16Roundoff = 1.0 / 256.0;
 /// Why: the kernel's FP32 value x is within gamma * S of the exact product
 /// (its accumulation error), R within gamma_ref * S of it, and rounding x to
 /// BF16 moves it by at most 2^-8 |x| <= 2^-8 (|R| + (gamma + gamma_ref) S).
-/// `gamma` depends on how the version accumulates (see main.cu).
+/// The bound is derived per element, so there is no L2 bound on top of it.
 inline steps::Comparison compare_bf16(const std::vector<std::uint16_t>& got, const Expected& e, double gamma,
                                       std::size_t columns) {
-  steps::Comparison c;
-  c.count = got.size();
-  c.row_length = columns;
-  if (got.size() != e.value.size()) {
-    c.ok = false;
-    c.bad_count = 1;
-    return c;
-  }
   const double g = (1.0 + kBf16Roundoff) * (gamma + e.gamma_ref);
-  double err2 = 0, ref2 = 0;
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    const double x = bf16_bits_to_float(got[i]);
-    const double r = e.value[i];
-    const bool finite = std::isfinite(x);
-    const double diff = finite ? std::fabs(x - r) : INFINITY;
-    if (!finite) c.non_finite = true;
-    if (!(finite && diff <= kBf16Roundoff * std::fabs(r) + g * e.abs_sum[i])) {
-      if (c.bad_count == 0) {
-        c.first_bad = i;
-        c.expected_at_first_bad = r;
-        c.got_at_first_bad = x;
-      }
-      ++c.bad_count;
-    }
-    if (finite) {
-      c.max_abs_error = std::fmax(c.max_abs_error, diff);
-      err2 += diff * diff;
-    }
-    ref2 += r * r;
-  }
-  if (c.non_finite) c.max_abs_error = INFINITY;
-  c.rel_l2_error = c.non_finite ? INFINITY : (ref2 > 0 ? std::sqrt(err2 / ref2) : std::sqrt(err2));
-  c.ok = c.bad_count == 0 && !c.non_finite;
+  steps::Comparison c = steps::compare_each(
+      std::min(got.size(), e.value.size()), [&](std::size_t i) { return steps::bf16_to_float(got[i]); },
+      [&](std::size_t i) { return e.value[i]; },
+      [&](std::size_t i, double r) { return kBf16Roundoff * std::fabs(r) + g * e.abs_sum[i]; }, INFINITY);
+  c.row_length = columns;
+  if (got.size() != e.value.size()) c.ok = false;
   return c;
 }
 
@@ -174,16 +152,54 @@ inline std::string check_quantization(const std::vector<float>& x, const HostOpe
       return std::string("scale ") + std::to_string(i) + " of " + name + ": expected " + steps::format_value(want) +
              ", the GPU computed " + steps::format_value(op.scales[i]);
   }
+  const auto& values = steps::e4m3_values();
   for (const int r : rows)
     for (int k = 0; k < op.k; ++k) {
       const std::size_t i = static_cast<std::size_t>(r) * op.k + k;
       const std::uint8_t want = steps::fp8_encode(x[i] / op.scale(r, k / kScaleBlock), steps::Fp8Format::e4m3, true);
       // Compared as values: +0 and -0 (codes 0x00 and 0x80) are the same number.
-      if (e4m3_values()[op.q[i]] != e4m3_values()[want])
+      if (values[op.q[i]] != values[want])
         return std::string("code of ") + name + "(" + std::to_string(r) + ", " + std::to_string(k) + "): expected " +
                std::to_string(want) + ", the GPU computed " + std::to_string(op.q[i]);
     }
   return "";
+}
+
+/// The rows check_quantization() looks at: the first, the last and 16
+/// random ones.
+inline std::vector<int> rows_to_check(int rows, std::uint64_t seed) {
+  std::vector<int> r = {0, rows - 1};
+  for (int i = 0; i < 16; ++i) r.push_back(static_cast<int>(steps::splitmix64(seed ^ i) % rows));
+  return r;
+}
+
+/// Elements of D checked in FP64 beyond the full CPU product: the 4 corners
+/// and `count` random ones.
+inline std::vector<std::pair<int, int>> sample_positions(std::uint64_t seed, int m, int n, int count) {
+  std::vector<std::pair<int, int>> s = {{0, 0}, {0, n - 1}, {m - 1, 0}, {m - 1, n - 1}};
+  for (int i = 0; i < count; ++i)
+    s.push_back({static_cast<int>(steps::splitmix64(seed ^ (0xC0FFEEull + 2 * i)) % m),
+                 static_cast<int>(steps::splitmix64(seed + 2 * i + 1) % n)});
+  return s;
+}
+
+/// What FP8 costs before any GEMM rounding: |R - T| / |T| at the sampled
+/// elements, T the exact product of the FP32 inputs `a32`, `b32` and R that
+/// of the quantized ones. Returns the median and the 90th percentile.
+inline std::pair<double, double> quantization_error(const std::vector<float>& a32, const std::vector<float>& b32,
+                                                    const HostOperand& a, const HostOperand& b,
+                                                    const std::vector<std::pair<int, int>>& samples) {
+  const std::size_t k = static_cast<std::size_t>(a.k);
+  std::vector<double> rel;
+  for (const auto& [r, c] : samples) {
+    double t = 0;
+    for (std::size_t kk = 0; kk < k; ++kk) t += static_cast<double>(a32[r * k + kk]) * b32[c * k + kk];
+    if (t == 0) continue;
+    rel.push_back(std::fabs(exact_element(a, b, r, c).value - t) / std::fabs(t));
+  }
+  if (rel.empty()) return {0, 0};
+  std::sort(rel.begin(), rel.end());
+  return {rel[rel.size() / 2], rel[std::min(rel.size() - 1, rel.size() * 9 / 10)]};
 }
 
 } // namespace ch10

@@ -32,6 +32,7 @@
 #include "fp8_gemm.cuh"
 
 #include "steps/cublas.hpp"
+#include "steps/handle.hpp"
 #include "steps/memory.hpp"
 
 #include <cublasLt.h>
@@ -49,18 +50,15 @@ constexpr std::size_t kWorkspaceBytes = std::size_t{32} << 20;
 /// Heuristic candidates to try; the fastest that runs is kept.
 constexpr int kCandidates = 8;
 
-/// Owning cuBLASLt handle.
-class LtHandle {
-public:
-  LtHandle() { CUBLAS_CHECK(cublasLtCreate(&h_)); }
-  ~LtHandle() { cublasLtDestroy(h_); }
-  LtHandle(const LtHandle&) = delete;
-  LtHandle& operator=(const LtHandle&) = delete;
-  cublasLtHandle_t get() const { return h_; } ///< the raw handle
+/// Owning cuBLASLt handle (steps::Handle destroys it).
+using LtHandle = steps::Handle<cublasLtHandle_t, cublasLtDestroy>;
 
-private:
-  cublasLtHandle_t h_ = nullptr;
-};
+/// A new cuBLASLt handle.
+inline LtHandle make_lt_handle() {
+  LtHandle h;
+  CUBLAS_CHECK(cublasLtCreate(h.out()));
+  return h;
+}
 
 /// One FP8 matmul configuration (shape, accumulation mode) with its chosen
 /// algorithm: D (m x n, BF16) = alpha * A (m x k, E4M3) * B^T (B n x k, E4M3).

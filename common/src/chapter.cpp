@@ -110,6 +110,12 @@ int open_devices(const ChapterInfo& info, const Options& opts, std::vector<Devic
                 << ") is " << d.cc() << "\n";
       return 77;
     }
+    if (info.max_cc_major > 0 && d.cc_major * 10 + d.cc_minor > info.max_cc_major * 10 + info.max_cc_minor) {
+      std::cerr << info.binary << ": skipped: this chapter is built for compute capability " << info.max_cc_major
+                << "." << info.max_cc_minor << " only (" << info.needs << "); GPU " << d.index << " (" << d.name
+                << ") is " << d.cc() << "\n";
+      return 77;
+    }
     out.push_back(std::move(d));
   }
   CUDA_CHECK(cudaSetDevice(opts.device));

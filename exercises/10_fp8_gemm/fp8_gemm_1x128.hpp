@@ -25,8 +25,9 @@ constexpr int kScaleBlock = 128;
 ///   scale_b: n x kbs FP32, row-major (one per row of B, i.e. per column of
 ///   D, and K block).
 /// - d: m x n BF16, row-major; every element written once, nothing outside.
-/// - m >= 1, n >= 1, k >= 16 and a multiple of 16 (throws
-///   std::invalid_argument otherwise).
+/// - m >= 1, n >= 1, k >= 16 and a multiple of 16; A (m x k), B (n x k) and
+///   D (m x n) each have fewer than 2^31 elements, so every offset fits in an
+///   int (throws std::invalid_argument otherwise).
 ///
 /// Accumulates each K block's products on the tensor cores and adds the
 /// scaled block sums in FP32 ("promotion"). Returns without waiting for the

@@ -4,12 +4,15 @@
 //
 // Every shape gets fresh random inputs: FP32 values whose magnitude changes
 // from block to block, quantized on the host to E4M3 with one scale per
-// 1 x 128 block of every row of A and of B. D lives in a guarded device
-// array (writes outside it are caught) filled with NaN first (an element
-// your code never writes stays NaN). The expected D is an FP64 product of
-// the quantized inputs (cuBLAS SGEMM in FP32 for the large shapes, itself
-// checked in FP64), and every element must lie within the bound derived in
-// within_bound() below.
+// 1 x 128 block of every row of A and of B. A and B are followed by a guard
+// of E4M3 NaN codes and the scale arrays by NaN floats, so that a read past
+// the end of an input shows as NaN in D. D lives in a guarded device array
+// (writes outside it are caught) filled with NaN first (an element your
+// code never writes stays NaN). The expected D is an FP64 product of the
+// quantized inputs (cuBLAS SGEMM in FP32 for the large shapes, itself
+// checked in FP64), and every element must lie within the bound derived at
+// kGammaYours below. When every shape passes, ./tutorial grade runs the
+// small ones again under compute-sanitizer (memcheck, racecheck).
 //
 // The code under test is built for sm_90a: on anything but a Hopper GPU every
 // test is skipped (exit code 77, which ctest reports as skipped): Catch2
@@ -21,17 +24,16 @@
 #include "steps/cublas.hpp"
 #include "steps/error.hpp"
 #include "steps/fp8.hpp"
+#include "steps/grade.hpp"
 #include "steps/guarded.hpp"
 #include "steps/math.hpp"
 #include "steps/memory.hpp"
 #include "steps/random.hpp"
-#include "steps/report.hpp"
 #include "steps/timing.hpp"
 
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -75,22 +77,6 @@ std::string name_of(const Shape& s) {
 
 int k_blocks(int k) { return steps::ceil_div(k, kBlock); }
 
-const std::array<double, 256>& e4m3_values() {
-  static const std::array<double, 256> t = [] {
-    std::array<double, 256> v{};
-    for (int c = 0; c < 256; ++c) v[c] = steps::fp8_decode(static_cast<std::uint8_t>(c), steps::Fp8Format::e4m3);
-    return v;
-  }();
-  return t;
-}
-
-float bf16_to_float(std::uint16_t bits) {
-  const std::uint32_t u = static_cast<std::uint32_t>(bits) << 16;
-  float f;
-  std::memcpy(&f, &u, sizeof f);
-  return f;
-}
-
 /// E4M3 code of x, through BF16: x is first rounded to BF16 (nearest even),
 /// then encoded by a table of steps::fp8_encode over all 65536 BF16 values.
 /// The grader only needs valid E4M3 inputs of realistic size, and the table
@@ -99,7 +85,7 @@ std::uint8_t encode_e4m3(float x) {
   static const std::vector<std::uint8_t> table = [] {
     std::vector<std::uint8_t> t(65536);
     for (std::uint32_t b = 0; b < 65536; ++b)
-      t[b] = steps::fp8_encode(bf16_to_float(static_cast<std::uint16_t>(b)), steps::Fp8Format::e4m3, true);
+      t[b] = steps::fp8_encode(steps::bf16_to_float(static_cast<std::uint16_t>(b)), steps::Fp8Format::e4m3, true);
     return t;
   }();
   std::uint32_t u;
@@ -178,7 +164,7 @@ struct ElementParts {
 };
 
 ElementParts element_parts(const Inputs& in, int r, int c) {
-  const auto& v = e4m3_values();
+  const auto& v = steps::e4m3_values();
   ElementParts p;
   for (int kb = 0; kb < in.kbs; ++kb) {
     double sum = 0, abs_sum = 0;
@@ -222,7 +208,7 @@ Expected cpu_expected(const Inputs& in) {
 /// cuBLAS SGEMM (plain FP32) of the dequantized inputs, and of their
 /// absolute values for S; checked in FP64 on 256 elements.
 Expected cublas_expected(const Inputs& in, std::uint64_t seed) {
-  const auto& v = e4m3_values();
+  const auto& v = steps::e4m3_values();
   auto dequantize = [&](const std::vector<std::uint8_t>& q, const std::vector<float>& s, bool absolute) {
     std::vector<float> x(q.size());
     for (std::size_t i = 0; i < q.size(); ++i) {
@@ -267,16 +253,11 @@ constexpr double kBf16Roundoff = 1.0 / 256.0;
 /// at most 4 mma k32 steps add up inside the tensor core, which keeps about
 /// 14 bits of the aligned sum (about 2^-13 per step, 2^-11 for 4); the
 /// bound allows twice that. A version without tensor cores, in plain FP32,
-/// is far inside it.
+/// is far inside it. Each element must meet
+///   |got - R| <= 2^-8 |R| + (1 + 2^-8) (gamma + gamma_ref) S:
+/// your FP32 value is within gamma S of the exact product, R within
+/// gamma_ref S, and the BF16 rounding adds at most 2^-8 of the value.
 constexpr double kGammaYours = 1.0 / 1024.0;
-
-/// |got - R| <= 2^-8 |R| + (1 + 2^-8) (gamma + gamma_ref) S: your FP32 value
-/// is within gamma S of the exact product, R within gamma_ref S, and the BF16
-/// rounding adds at most 2^-8 of the value.
-bool within_bound(double got, double r, double s, double gamma_ref) {
-  return std::isfinite(got) &&
-         std::fabs(got - r) <= kBf16Roundoff * std::fabs(r) + (1 + kBf16Roundoff) * (kGammaYours + gamma_ref) * s;
-}
 
 /// A guess is "it": within the rounding of the output and half the allowed accumulation error.
 bool matches(double got, double guess, double s) {
@@ -288,8 +269,10 @@ bool matches(double got, double guess, double s) {
 std::string diagnose(const Inputs& in, int r, int c, double got) {
   const std::string at = "D(" + std::to_string(r) + ", " + std::to_string(c) + ")";
   if (std::isnan(got))
-    return at + " is NaN: it was never written. Does your epilogue write all four registers of every mma tile "
-                "(rows g and g + 8, columns 2t and 2t + 1, with g = lane / 4, t = lane % 4)?";
+    return at + " is NaN: it was never written, or it was computed from a NaN (the bytes after the end of A, B "
+                "and of each scale array hold NaN, so a read past an end shows here). Does your epilogue write all "
+                "four registers of every mma tile (rows g and g + 8, columns 2t and 2t + 1, with g = lane / 4, "
+                "t = lane % 4)? Do your scale reads stay inside rows < m and columns < n?";
   const ElementParts p = element_parts(in, r, c);
   const double s = p.abs_sum();
   const int kbs = in.kbs;
@@ -319,23 +302,44 @@ std::string diagnose(const Inputs& in, int r, int c, double got) {
               "column) and the scale indices: scale_a[row * kbs + kb], scale_b[col * kbs + kb].";
 }
 
+/// One shape's inputs on the GPU. A and B are followed by a guard of E4M3
+/// NaN codes (0x7F) and the scales live in guarded arrays (NaN guards): a
+/// read past the end of an input (a K tail read whole in the last row, a
+/// scale of a row that does not exist) turns results into NaN. Under
+/// compute-sanitizer (STEPS_SANITIZE) there are no guards, so memcheck sees
+/// every such read.
+struct DeviceInputs {
+  explicit DeviceInputs(const Inputs& in)
+      : m(in.m), n(in.n), k(in.k), a(codes_on_gpu(in.a)), b(codes_on_gpu(in.b)), sa(in.sa.size()), sb(in.sb.size()) {
+    sa.upload(in.sa.data());
+    sb.upload(in.sb.data());
+  }
+  static steps::DeviceBuffer<std::uint8_t> codes_on_gpu(const std::vector<std::uint8_t>& codes) {
+    std::vector<std::uint8_t> padded(codes);
+    padded.resize(codes.size() + steps::GuardedBuffer<std::uint8_t>::default_guard(), 0x7F);
+    steps::DeviceBuffer<std::uint8_t> d(padded.size());
+    d.copy_from_host(padded);
+    return d;
+  }
+  /// Your function, D = A * B^T into `d`.
+  void run(std::uint16_t* d, cudaStream_t stream) const {
+    ex10::fp8_gemm_1x128(m, n, k, reinterpret_cast<const __nv_fp8_e4m3*>(a.data()), sa.data(),
+                         reinterpret_cast<const __nv_fp8_e4m3*>(b.data()), sb.data(),
+                         reinterpret_cast<__nv_bfloat16*>(d), stream);
+  }
+  int m, n, k;
+  steps::DeviceBuffer<std::uint8_t> a, b;
+  steps::GuardedBuffer<float> sa, sb;
+};
+
 // Runs your function on one shape and checks everything. Returns "" when correct.
 std::string run_shape(const Shape& s, std::uint64_t seed) {
   require_hopper();
   const Inputs in = make_inputs(s, seed);
-  steps::DeviceBuffer<std::uint8_t> a(in.a.size()), b(in.b.size());
-  steps::DeviceBuffer<float> sa(in.sa.size()), sb(in.sb.size());
-  steps::GuardedBuffer<std::uint16_t> d(static_cast<std::size_t>(s.m) * s.n);
-  a.copy_from_host(in.a);
-  b.copy_from_host(in.b);
-  sa.copy_from_host(in.sa);
-  sb.copy_from_host(in.sb);
-  d.poison(); // 0xFFFF: BF16 NaN
-  CUDA_CHECK(cudaDeviceSynchronize());
+  const DeviceInputs dev(in);
+  steps::GuardedBuffer<std::uint16_t> d(static_cast<std::size_t>(s.m) * s.n); // starts as 0xFFFF: BF16 NaN
   steps::Stream stream;
-  ex10::fp8_gemm_1x128(s.m, s.n, s.k, reinterpret_cast<const __nv_fp8_e4m3*>(a.data()), sa.data(),
-                       reinterpret_cast<const __nv_fp8_e4m3*>(b.data()), sb.data(),
-                       reinterpret_cast<__nv_bfloat16*>(d.data()), stream);
+  dev.run(d.data(), stream);
   stream.synchronize();
 
   const steps::Comparison guards = d.check_guards();
@@ -346,37 +350,27 @@ std::string run_shape(const Shape& s, std::uint64_t seed) {
   const std::vector<std::uint16_t> got = d.download();
   const double macs = static_cast<double>(s.m) * s.n * static_cast<double>(s.k);
   const Expected e = macs <= kCpuLimit ? cpu_expected(in) : cublas_expected(in, seed);
-
-  std::size_t bad = 0, first = 0;
-  for (std::size_t i = 0; i < got.size(); ++i)
-    if (!within_bound(bf16_to_float(got[i]), e.value[i], e.abs_sum[i], e.gamma_ref) && bad++ == 0) first = i;
-  if (bad == 0) return "";
-  const int r = static_cast<int>(first / s.n), c = static_cast<int>(first % s.n);
+  const double g = (1 + kBf16Roundoff) * (kGammaYours + e.gamma_ref);
+  const steps::Comparison c = steps::compare_each(
+      got.size(), [&](std::size_t i) { return steps::bf16_to_float(got[i]); }, [&](std::size_t i) { return e.value[i]; },
+      [&](std::size_t i, double r) { return kBf16Roundoff * std::fabs(r) + g * e.abs_sum[i]; }, INFINITY);
+  if (c.ok) return "";
+  const int r = static_cast<int>(c.first_bad / s.n), col = static_cast<int>(c.first_bad % s.n);
   std::ostringstream os;
-  os << "D is wrong: " << bad << " of " << got.size() << " elements outside the bound; the first is D(" << r << ", "
-     << c << ") = " << steps::format_value(bf16_to_float(got[first])) << ", expected "
-     << steps::format_value(e.value[first]) << "\n  Hint: " << diagnose(in, r, c, bf16_to_float(got[first]));
+  os << "D is wrong: " << c.bad_count << " of " << got.size() << " elements outside the bound; the first is D(" << r
+     << ", " << col << ") = " << steps::format_value(c.got_at_first_bad) << ", expected "
+     << steps::format_value(c.expected_at_first_bad) << "\n  Hint: " << diagnose(in, r, col, c.got_at_first_bad);
   return os.str();
 }
 
-void grade(const std::vector<Shape>& shapes) {
-  std::uint64_t seed = 10;
-  for (const auto& s : shapes) {
-    INFO("fp8_gemm_1x128(" << name_of(s) << ")");
-    std::string problem;
-    try {
-      problem = run_shape(s, seed += 101);
-    } catch (const steps::Error& e) {
-      problem = std::string("a CUDA error: ") + e.what();
-      if (e.code_name() == "cudaErrorIllegalAddress")
-        problem += "\n  Hint: a load or store outside an array: check the bounds of the epilogue and of the scale "
-                   "indices (rows < m, columns < n).";
-    } catch (const std::exception& e) {
-      problem = std::string("an exception: ") + e.what();
-    }
-    if (!problem.empty()) FAIL(problem);
-  }
+// This exercise's words for a CUDA error (the harness adds the general ones).
+std::string fp8_hint(const steps::Error& e) {
+  if (e.code_name() == "cudaErrorIllegalAddress")
+    return "check the bounds of the epilogue and of the scale indices (rows < m, columns < n).";
+  return "";
 }
+
+void grade(const std::vector<Shape>& shapes) { steps::grade::shapes(shapes, name_of, run_shape, fp8_hint); }
 
 } // namespace
 
@@ -397,27 +391,25 @@ TEST_CASE("large shapes", "[fp8][large]") {
   grade({{1024, 1000, 4112}, {128, 4096, 7168}, {2048, 2048, 1280}, {6144, 6144, 1280}});
 }
 
+// The function's limit (fp8_gemm_1x128.hpp): every matrix under 2^31
+// elements, so that offsets fit in an int. Nothing is allocated: it must
+// refuse these shapes before it touches memory.
+TEST_CASE("sizes past 2^31 elements are refused", "[fp8]") {
+  const std::vector<Shape> too_big = {{65536, 16, 32768}, {16, 65536, 32768}, {65536, 32768, 16}};
+  for (const Shape& s : too_big) {
+    INFO(name_of(s) << ": A, B or D has 2^31 elements");
+    REQUIRE_THROWS_AS(ex10::fp8_gemm_1x128(s.m, s.n, s.k, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr),
+                      std::invalid_argument);
+  }
+}
+
 TEST_CASE("fp8_gemm_1x128 speed", "[.speed]") {
   const int m = 4096, n = 4096, k = 4096;
   REQUIRE(run_shape({m, n, k}, 99).empty());
-  const Inputs in = make_inputs({m, n, k}, 5);
-  steps::DeviceBuffer<std::uint8_t> a(in.a.size()), b(in.b.size());
-  steps::DeviceBuffer<float> sa(in.sa.size()), sb(in.sb.size());
+  const DeviceInputs dev(make_inputs({m, n, k}, 5));
   steps::DeviceBuffer<std::uint16_t> d(static_cast<std::size_t>(m) * n);
-  a.copy_from_host(in.a);
-  b.copy_from_host(in.b);
-  sa.copy_from_host(in.sa);
-  sb.copy_from_host(in.sb);
   steps::TimingOptions opts;
   opts.iters = 20;
-  const auto ms = steps::time_gpu(
-      [&](cudaStream_t s) {
-        ex10::fp8_gemm_1x128(m, n, k, reinterpret_cast<const __nv_fp8_e4m3*>(a.data()), sa.data(),
-                             reinterpret_cast<const __nv_fp8_e4m3*>(b.data()), sb.data(),
-                             reinterpret_cast<__nv_bfloat16*>(d.data()), s);
-      },
-      opts);
-  std::cout << "speed: fp8_gemm_1x128 at " << m << " x " << n << " x " << k << ": median "
-            << steps::fixed(ms.median, 4) << " ms, " << steps::fixed(steps::tflops(2.0 * m * n * k, ms.median), 1)
-            << " TFLOP/s\n";
+  const auto ms = steps::time_gpu([&](cudaStream_t s) { dev.run(d.data(), s); }, opts);
+  steps::grade::report_speed("fp8_gemm_1x128 at 4096 x 4096 x 4096", ms, 0, 2.0 * m * n * k);
 }

@@ -118,7 +118,7 @@ public:
     bool any = false;
     for (const auto& r : rows_) any = any || selected(opts, r.name, r.role);
     if (!any) return true;
-    P problem(opts, run); // only now: a size that does not fit fails here, for this group alone
+    P problem(opts, run); // only now; a size that does not fit fails here (exit 1, "does not fit")
     const int index = static_cast<int>(problems.size());
     problems.push_back(problem.describe());
     for (const auto& r : rows_) {

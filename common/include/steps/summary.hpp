@@ -98,7 +98,9 @@ struct ChapterInfo {
   std::function<Peak(const DeviceInfo&)> peak;
   int min_cc_major = 0;              ///< skip (77) below this compute capability
   int min_cc_minor = 0;              ///< (minor part)
-  std::string needs;                 ///< what the minimum means: "Hopper (sm_90) tensor cores"
+  int max_cc_major = 0;              ///< skip (77) above this compute capability (0 = no maximum):
+  int max_cc_minor = 0;              ///< arch-specific code (sm_90a) runs on that architecture only
+  std::string needs;                 ///< what the limits mean: "Hopper (sm_90) tensor cores"
   int min_gpus = 1;                  ///< skip (77) with fewer GPUs
   int max_gpus = 1;                  ///< GPUs to open at most (from --device on)
   double timeout_s = 120;            ///< watchdog per row: a run that takes longer is a hang

@@ -1,0 +1,262 @@
+// Chapter 10: the data every group of rows builds for itself (main.cu and
+// yours.cuh have the groups): the shape from the command line, FP32 inputs
+// made and quantized on the GPU in one scaling, their host copies, the
+// output D, and the reference D is checked against, made on first use.
+//
+// Verification: for small problems (up to 2^27 multiply-adds) the reference
+// is an FP64 CPU product of the quantized inputs. For large ones, cuBLAS
+// SGEMM (FP32, no tensor cores) multiplies the dequantized inputs once, is
+// itself checked in FP64 on 260 elements, and every row is compared with it.
+// The bound each element must meet is derived in reference.hpp
+// (compare_bf16); each row carries the accumulation error of the way it
+// sums (its Gamma).
+#pragma once
+
+#include "fp8_gemm.cuh"
+#include "quantize.cuh"
+#include "reference.hpp"
+
+#include "steps/chapter.hpp"
+#include "steps/cli.hpp"
+#include "steps/cublas.hpp"
+#include "steps/guarded.hpp"
+#include "steps/memory.hpp"
+#include "steps/report.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ch10 {
+
+/// Up to this many multiply-adds, the reference is a full FP64 CPU product.
+constexpr double kCpuReferenceLimit = double(1 << 27);
+/// Random elements checked in FP64 (plus the 4 corners): the GPU reference's
+/// own check and the sample for the quantization error.
+constexpr int kSamples = 256;
+
+/// The scaling the command line asks for (--per-tensor; default fine).
+inline Scaling scaling_of(const steps::Options& opts) {
+  return opts.has("--per-tensor") ? Scaling::per_tensor : Scaling::fine;
+}
+
+inline const char* scaling_name(Scaling s) {
+  return s == Scaling::per_tensor ? "per-tensor scales" : "fine-grained scales (A 1 x 128, B 128 x 128)";
+}
+
+/// One scaling of A and B: codes and scales on the GPU, and their host
+/// copies (filled by Fp32Inputs::quantize_into).
+struct Operands {
+  Operands(std::int64_t m, std::int64_t n, std::int64_t k, Scaling s)
+      : scaling(s), a(steps::checked_elements(m, k, 1)), b(steps::checked_elements(n, k, 1)),
+        sa(OperandScales::count(s, false, clamp(m), clamp(k))), sb(OperandScales::count(s, true, clamp(n), clamp(k))) {}
+  Scaling scaling;
+  steps::DeviceBuffer<std::uint8_t> a, b; ///< E4M3 codes
+  steps::DeviceBuffer<float> sa, sb;      ///< their scales
+  HostOperand host_a, host_b;             ///< the same on the host
+
+private:
+  static int clamp(std::int64_t v) { return static_cast<int>(std::min<std::int64_t>(v, INT_MAX)); }
+};
+
+/// The chapter's FP32 inputs, on the GPU and the host, while operands are
+/// quantized from them: random values whose magnitude changes from block to
+/// block, with outlier rows of A and blocks of B (quantize.cuh).
+struct Fp32Inputs {
+  Fp32Inputs(const steps::Options& opts, int m, int n, int k)
+      : m(m), n(n), k(k), a(steps::checked_elements(m, k)), b(steps::checked_elements(n, k)), amax(1),
+        seed(opts.seed) {
+    const int outliers = static_cast<int>(opts.get("--outlier-exponent"));
+    make_inputs(a.data(), m, k, MagnitudeModel{seed, 1, 32, true, outliers});
+    make_inputs(b.data(), n, k, MagnitudeModel{seed + 1, kScaleBlock, 16, false, outliers});
+    CUDA_CHECK(cudaDeviceSynchronize());
+    a_host = a.to_host();
+    b_host = b.to_host();
+  }
+
+  /// Quantizes A and B into `q` (its scaling) on the GPU, copies the codes
+  /// and scales to the host, and checks them against the host's own
+  /// quantization: all scales, and the codes of 18 rows of each operand.
+  void quantize_into(Operands& q) const {
+    const Scaling s = q.scaling;
+    compute_scales(a.data(), m, k, s, false, q.sa.data(), amax.data());
+    compute_scales(b.data(), n, k, s, true, q.sb.data(), amax.data());
+    quantize(a.data(), m, k, OperandScales::layout(s, false, k, q.sa.data()), q.a.data());
+    quantize(b.data(), n, k, OperandScales::layout(s, true, k, q.sb.data()), q.b.data());
+    CUDA_CHECK(cudaDeviceSynchronize());
+    q.host_a = HostOperand{m, k, s, false, q.a.to_host(), q.sa.to_host()};
+    q.host_b = HostOperand{n, k, s, true, q.b.to_host(), q.sb.to_host()};
+    std::string err = check_quantization(a_host, q.host_a, rows_to_check(m, seed ^ 0xA11));
+    if (err.empty()) err = check_quantization(b_host, q.host_b, rows_to_check(n, seed ^ 0xB22));
+    if (!err.empty())
+      throw std::runtime_error(std::string("the GPU's quantization (") + scaling_name(s) +
+                               ") differs from the host's: " + err);
+  }
+
+  int m, n, k;
+  steps::DeviceBuffer<float> a, b;           ///< m x k and n x k FP32
+  mutable steps::DeviceBuffer<unsigned int> amax; ///< scratch for per-tensor scales
+  std::uint64_t seed;
+  std::vector<float> a_host, b_host;
+};
+
+/// One product in one scaling: operands, D, the reference and the check.
+/// The problem types of main.cu and yours.cuh derive from it and add what
+/// their rows need (cuBLASLt plans, the exercise's scale layout).
+class Fp8Data {
+public:
+  /// `measure_quantization`: also measure what each scaling costs against
+  /// the exact product of the FP32 inputs (shown by summary()).
+  Fp8Data(const steps::Options& opts, Scaling scaling, bool measure_quantization = false)
+      : m_(steps::dimension(opts, "--m")), n_(steps::dimension(opts, "--n")), k_(opts.get("--k")),
+        // Device memory first: a size that does not fit fails here, before
+        // any host memory is spent on it.
+        q_(m_, n_, k_, scaling), d_(steps::checked_elements(m_, n_, 2)) {
+    if (m_ > INT_MAX || n_ > INT_MAX || k_ > INT_MAX)
+      throw std::invalid_argument("every dimension must be at most " + std::to_string(INT_MAX) +
+                                  " (cuBLASLt and the kernels index rows with int)");
+    const Fp32Inputs in(opts, m(), n(), k());
+    in.quantize_into(q_);
+    samples_ = sample_positions(opts.seed, m(), n(), kSamples);
+    if (measure_quantization) {
+      for (const Scaling s : {Scaling::per_tensor, Scaling::fine}) {
+        std::optional<Operands> other; // the scaling this problem does not run, only for its error
+        if (s != scaling) in.quantize_into(other.emplace(m_, n_, k_, s));
+        const Operands& q = s == scaling ? q_ : *other;
+        quant_error_[s == Scaling::fine] = quantization_error(in.a_host, in.b_host, q.host_a, q.host_b, samples_);
+      }
+    }
+    quant_measured_ = measure_quantization;
+    full_cpu_check_ = static_cast<double>(m_) * static_cast<double>(n_) * static_cast<double>(k_) <= kCpuReferenceLimit;
+  }
+
+  int m() const { return static_cast<int>(m_); }
+  int n() const { return static_cast<int>(n_); }
+  int k() const { return static_cast<int>(k_); }
+  Scaling scaling() const { return q_.scaling; }
+  const Operands& operands() const { return q_; }
+  __nv_bfloat16* d() { return reinterpret_cast<__nv_bfloat16*>(d_.data()); }
+
+  /// The problem as the kernels see it.
+  Fp8Gemm gemm() {
+    return {m(), n(), k(), q_.a.data(), q_.b.data(), OperandScales::layout(q_.scaling, false, k(), q_.sa.data()),
+            OperandScales::layout(q_.scaling, true, k(), q_.sb.data()), d()};
+  }
+
+  /// 1-byte inputs read once, 2-byte D written once; 2 M N K flops.
+  steps::Work work() const {
+    const double m = static_cast<double>(m_), n = static_cast<double>(n_), k = static_cast<double>(k_);
+    return {m * k + n * k + 2 * m * n, 2 * m * n * k};
+  }
+
+  /// 0xFFFF everywhere in D: a BF16 NaN, so that an element nobody writes shows.
+  void poison() { d_.poison(); }
+
+  /// D against the reference, with accumulation error `gamma` (see compare_bf16).
+  steps::Comparison check(double gamma) {
+    const steps::Comparison guards = d_.check_guards();
+    if (!guards.ok) return guards;
+    d_.download(got_);
+    return compare_bf16(got_, expected(), gamma, static_cast<std::size_t>(n_));
+  }
+
+  /// "`what`; M x N x K = ...; checked against ..." (and what quantization
+  /// costs, when measured): the problem line of a group.
+  std::string summary(const std::string& what) const {
+    auto pct = [](double v) { return steps::fixed(100 * v, 3) + "%"; };
+    std::string s = what + "; M x N x K = " + std::to_string(m_) + " x " + std::to_string(n_) + " x " +
+                    std::to_string(k_) + " (A " + steps::format_bytes(static_cast<double>(m_) * k_) + ", B " +
+                    steps::format_bytes(static_cast<double>(n_) * k_) + ", D " +
+                    steps::format_bytes(2.0 * static_cast<double>(m_) * n_) + "); checked against " +
+                    (full_cpu_check_ ? "an FP64 CPU product of the quantized inputs"
+                                     : "cuBLAS SGEMM (FP32) of the dequantized inputs, itself checked in FP64 on " +
+                                           std::to_string(samples_.size()) + " elements");
+    if (quant_measured_)
+      s += ". Quantization error of D vs the exact product of the FP32 inputs (|error| / |exact| over " +
+           std::to_string(samples_.size()) + " sampled elements, median / 90th percentile): per-tensor " +
+           pct(quant_error_[0].first) + " / " + pct(quant_error_[0].second) + ", fine-grained " +
+           pct(quant_error_[1].first) + " / " + pct(quant_error_[1].second);
+    return s;
+  }
+
+private:
+  const Expected& expected() {
+    if (!expected_) expected_ = full_cpu_check_ ? cpu_reference(q_.host_a, q_.host_b) : gpu_reference();
+    return *expected_;
+  }
+
+  // cuBLAS SGEMM (FP32 CUDA cores, no tensor cores) of the dequantized
+  // inputs, and of their absolute values for S; then R checked in FP64 at
+  // the sampled elements.
+  Expected gpu_reference() const {
+    const int m = this->m(), n = this->n(), k = this->k();
+    Expected e;
+    {
+      steps::DeviceBuffer<float> a(steps::checked_elements(m, k)), b(steps::checked_elements(n, k)),
+          r(steps::checked_elements(m, n)), abs_sum(steps::checked_elements(m, n));
+      steps::CublasHandle cublas;
+      // Pedantic: plain FP32, whatever NVIDIA_TF32_OVERRIDE says.
+      CUBLAS_CHECK(cublasSetMathMode(cublas, CUBLAS_PEDANTIC_MATH));
+      const float one = 1.0f, zero = 0.0f;
+      for (const bool absolute : {false, true}) {
+        dequantize(q_.a.data(), m, k, OperandScales::layout(q_.scaling, false, k, q_.sa.data()), absolute, a.data());
+        dequantize(q_.b.data(), n, k, OperandScales::layout(q_.scaling, true, k, q_.sb.data()), absolute, b.data());
+        // Row-major D (m x n) = A B^T is column-major D^T (n x m) = B (A^T):
+        // B is column-major k x n (transposed: op T), A column-major k x m.
+        CUBLAS_CHECK(cublasSgemm(cublas, CUBLAS_OP_T, CUBLAS_OP_N, n, m, k, &one, b.data(), k, a.data(), k, &zero,
+                                 absolute ? abs_sum.data() : r.data(), n));
+      }
+      CUDA_CHECK(cudaDeviceSynchronize());
+      e.value = r.to_host();
+      e.abs_sum = abs_sum.to_host();
+    }
+    // Any FP32 summation order: within (k - 1) * 2^-24 of the sum of |terms|;
+    // plus one rounding per dequantized input and one per product.
+    e.gamma_ref = (k + 4) * std::ldexp(1.0, -24);
+    for (const auto& [r, c] : samples_) {
+      const ExactElement x = exact_element(q_.host_a, q_.host_b, r, c);
+      const float got = e.value[static_cast<std::size_t>(r) * n + c];
+      if (!(std::fabs(got - x.value) <= e.gamma_ref * x.abs_sum))
+        throw std::runtime_error("the cuBLAS reference failed its own FP64 check at D(" + std::to_string(r) + ", " +
+                                 std::to_string(c) + "): expected " + steps::format_value(x.value) + ", cuBLAS gave " +
+                                 steps::format_value(got) + "; nothing can be verified");
+    }
+    return e;
+  }
+
+  std::int64_t m_, n_, k_;
+  Operands q_;
+  steps::GuardedBuffer<std::uint16_t> d_; // BF16 bits; guard zones catch stores outside D
+  std::vector<std::pair<int, int>> samples_;
+  std::pair<double, double> quant_error_[2]; // [per tensor, fine]: median, 90th percentile
+  bool quant_measured_ = false;
+  bool full_cpu_check_ = false;
+  std::optional<Expected> expected_;
+  std::vector<std::uint16_t> got_; // reused between checks
+};
+
+/// A row over problem `P` (an Fp8Data): D poisoned before the verification
+/// run, then checked with the accumulation error `gamma` of the way the row
+/// sums.
+template <class P>
+steps::Row<P> fp8_row(std::string name, std::string what, steps::Role role, Gamma gamma,
+                      std::function<void(P&, cudaStream_t)> launch) {
+  steps::Row<P> r;
+  r.name = std::move(name);
+  r.what = std::move(what);
+  r.role = role;
+  r.launch = [launch](P& p, steps::Run& run) { launch(p, run.stream()); };
+  r.work = [](const P& p) { return p.work(); };
+  r.reset = [](P& p) { p.poison(); };
+  r.check = [gamma](P& p) { return p.check(gamma(p.k())); };
+  return r;
+}
+
+} // namespace ch10
