@@ -8,22 +8,24 @@
 // wrong index, expected and got there, how many are wrong.
 #pragma once
 
-#include "launch.cuh"
-
 #include "steps/compare.hpp"
 #include "steps/error.hpp"
+#include "steps/launch.cuh"
 #include "steps/memory.hpp"
 
 #include <cmath>
 
 namespace ch02 {
 
+/// Threads per block of the check kernel.
+constexpr int kCheckThreads = 256;
+
 // Every i with got[i] != src[first + i * stride] (as bits: NaN never equals)
 // lowers *first_bad to i and counts in *bad_count.
 __global__ void find_copy_mismatches(const float* got, const float* src, std::size_t n, std::size_t first,
                                      std::size_t stride, unsigned long long* first_bad,
                                      unsigned long long* bad_count) {
-  for (std::size_t i = global_index(); i < n; i += grid_size()) {
+  for (std::size_t i = steps::global_index(); i < n; i += steps::grid_size()) {
     if (__float_as_uint(got[i]) != __float_as_uint(src[first + i * stride])) {
       atomicMin(first_bad, static_cast<unsigned long long>(i));
       atomicAdd(bad_count, 1ull);
@@ -41,8 +43,8 @@ inline steps::Comparison check_copy(const float* got, const float* src, std::siz
   steps::DeviceBuffer<unsigned long long> result(2); // first bad index, bad count
   const unsigned long long start[2] = {~0ull, 0ull};
   CUDA_CHECK(cudaMemcpy(result.data(), start, sizeof start, cudaMemcpyHostToDevice));
-  find_copy_mismatches<<<full_wave_blocks(dev, n), kThreads>>>(got, src, n, first, stride, result.data(),
-                                                               result.data() + 1);
+  find_copy_mismatches<<<steps::full_wave_blocks(dev, n, kCheckThreads), kCheckThreads>>>(
+      got, src, n, first, stride, result.data(), result.data() + 1);
   CUDA_CHECK_LAUNCH();
   unsigned long long r[2] = {0, 0};
   CUDA_CHECK(cudaMemcpy(r, result.data(), sizeof r, cudaMemcpyDeviceToHost));

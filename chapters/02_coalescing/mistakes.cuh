@@ -3,12 +3,14 @@
 // and watch the check catch it. It compiles, runs, and is fast.
 #pragma once
 
-#include "launch.cuh"
-#include "v3_vector_width.cuh"
+#include "v3_vector_width.cuh" // kThreads, require_aligned
 
 #include "steps/error.hpp"
 
 namespace ch02::mistakes {
+
+using steps::global_index;
+using steps::grid_size;
 
 // Mistake: vectorising without a tail. n / 4 float4s cover 4 * (n / 4)
 // floats; when n is not a multiple of 4 the last n % 4 are never copied.
@@ -22,7 +24,7 @@ __global__ void copy_float4_no_tail(const float* __restrict__ in, float* __restr
 inline void float4_no_tail(const float* in, float* out, std::size_t n, const steps::DeviceInfo& dev, cudaStream_t s) {
   if (n / 4 == 0) return;
   v3::require_aligned(in, out, sizeof(float4));
-  copy_float4_no_tail<<<full_wave_blocks(dev, n / 4), kThreads, 0, s>>>(in, out, n);
+  copy_float4_no_tail<<<steps::full_wave_blocks(dev, n / 4, kThreads), kThreads, 0, s>>>(in, out, n);
   CUDA_CHECK_LAUNCH();
 }
 

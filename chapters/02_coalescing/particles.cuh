@@ -14,6 +14,8 @@
 //   x:  [x x x x ...]   y: [y y y y ...]   ...   vz: [vz vz vz vz ...]
 #pragma once
 
+#include "steps/error.hpp"
+#include "steps/launch.cuh"
 #include "steps/math.hpp"
 #include "steps/random.hpp"
 
@@ -59,6 +61,14 @@ __global__ void fill_particles_soa(float* soa, std::size_t n, std::size_t pitch,
   for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += step)
     for (std::size_t f = 0; f < kFields; ++f)
       soa[f * pitch + i] = steps::uniform_at(seed, kFields * i + f, -1.0f, 1.0f);
+}
+
+/// Launches fill_particles_soa in the default stream.
+inline void fill_particles_soa_device(float* soa, std::size_t n, std::size_t pitch, std::uint64_t seed,
+                                      const steps::DeviceInfo& dev) {
+  constexpr int kFillThreads = 256;
+  fill_particles_soa<<<steps::full_wave_blocks(dev, n, kFillThreads), kFillThreads>>>(soa, n, pitch, seed);
+  CUDA_CHECK_LAUNCH();
 }
 
 } // namespace ch02

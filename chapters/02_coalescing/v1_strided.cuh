@@ -22,14 +22,24 @@
 // Nsight Compute can pick each one by name: copy_stride_01 ... copy_stride_32.
 #pragma once
 
-#include "launch.cuh"
-
 #include "steps/error.hpp"
+#include "steps/launch.cuh"
 
 #include <stdexcept>
 #include <string>
 
+namespace ch02 {
+
+/// 256 threads per block in every version: a multiple of the 32-thread warp,
+/// and small enough that 8 blocks fit on each SM (2048 resident threads on Hopper).
+constexpr int kThreads = 256;
+
+} // namespace ch02
+
 namespace ch02::v1 {
+
+using steps::global_index;
+using steps::grid_size;
 
 // Grid-stride loop (chapter 01): one full wave of blocks walks all outputs.
 // __restrict__ promises that in and out do not overlap, so the compiler may
@@ -69,7 +79,7 @@ inline void launch(int stride, const float* in, float* out, std::size_t n_in, co
                    cudaStream_t s) {
   const std::size_t n_out = strided_count(n_in, stride);
   if (n_out == 0) return; // a grid of zero blocks is an invalid launch
-  const unsigned int blocks = full_wave_blocks(dev, n_out);
+  const unsigned int blocks = steps::full_wave_blocks(dev, n_out, kThreads);
   switch (stride) {
     case 1: copy_stride_01<<<blocks, kThreads, 0, s>>>(in, out, n_out); break;
     case 2: copy_stride_02<<<blocks, kThreads, 0, s>>>(in, out, n_out); break;

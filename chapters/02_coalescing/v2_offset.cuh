@@ -14,8 +14,7 @@
 // need aligned addresses.
 #pragma once
 
-#include "launch.cuh"
-#include "v1_strided.cuh"
+#include "v1_strided.cuh" // kThreads, copy_strided
 
 #include "steps/error.hpp"
 
@@ -31,7 +30,7 @@ inline void launch(const float* in, float* out, std::size_t n_in, std::size_t of
                    cudaStream_t s) {
   if (offset >= n_in) return;
   const std::size_t n = n_in - offset;
-  copy_offset<<<full_wave_blocks(dev, n), kThreads, 0, s>>>(in + offset, out, n);
+  copy_offset<<<steps::full_wave_blocks(dev, n, kThreads), kThreads, 0, s>>>(in + offset, out, n);
   CUDA_CHECK_LAUNCH();
 }
 

@@ -18,7 +18,7 @@
 // float per thread.
 #pragma once
 
-#include "launch.cuh"
+#include "v1_strided.cuh" // kThreads
 
 #include "steps/error.hpp"
 #include "steps/math.hpp"
@@ -27,6 +27,9 @@
 #include <string>
 
 namespace ch02::v3 {
+
+using steps::global_index;
+using steps::grid_size;
 
 /// Copies n floats as vectors of type V (float2 or float4) in a grid-stride
 /// loop, then the tail of n % (floats per V) floats.
@@ -59,14 +62,14 @@ inline void require_aligned(const float* in, const float* out, std::size_t bytes
 inline void launch_float2(const float* in, float* out, std::size_t n, const steps::DeviceInfo& dev, cudaStream_t s) {
   if (n == 0) return;
   require_aligned(in, out, sizeof(float2));
-  copy_float2<<<full_wave_blocks(dev, n / 2), kThreads, 0, s>>>(in, out, n);
+  copy_float2<<<steps::full_wave_blocks(dev, n / 2, kThreads), kThreads, 0, s>>>(in, out, n);
   CUDA_CHECK_LAUNCH();
 }
 
 inline void launch_float4(const float* in, float* out, std::size_t n, const steps::DeviceInfo& dev, cudaStream_t s) {
   if (n == 0) return;
   require_aligned(in, out, sizeof(float4));
-  copy_float4<<<full_wave_blocks(dev, n / 4), kThreads, 0, s>>>(in, out, n);
+  copy_float4<<<steps::full_wave_blocks(dev, n / 4, kThreads), kThreads, 0, s>>>(in, out, n);
   CUDA_CHECK_LAUNCH();
 }
 

@@ -16,8 +16,7 @@
 // did not close the gap in our runs.)
 #pragma once
 
-#include "launch.cuh"
-#include "v3_vector_width.cuh"
+#include "v3_vector_width.cuh" // kThreads, require_aligned
 
 #include "steps/error.hpp"
 #include "steps/math.hpp"
@@ -25,6 +24,8 @@
 #include <algorithm>
 
 namespace ch02::v4 {
+
+using steps::global_index;
 
 __global__ void copy_float4_one_per_thread(const float* __restrict__ in, float* __restrict__ out, std::size_t n) {
   const std::size_t n4 = n / 4; // whole float4s

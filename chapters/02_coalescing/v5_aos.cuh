@@ -15,12 +15,15 @@
 // 3429 GB/s for version 6 on the H200.
 #pragma once
 
-#include "launch.cuh"
 #include "particles.cuh"
+#include "v1_strided.cuh" // kThreads
 
 #include "steps/error.hpp"
 
 namespace ch02::v5 {
+
+using steps::global_index;
+using steps::grid_size;
 
 __global__ void step_particles_aos(const Particle* __restrict__ in, Particle* __restrict__ out, std::size_t n,
                                    float3 a, float dt) {
@@ -39,7 +42,7 @@ __global__ void step_particles_aos(const Particle* __restrict__ in, Particle* __
 inline void launch(const Particle* in, Particle* out, std::size_t n, float3 a, float dt, const steps::DeviceInfo& dev,
                    cudaStream_t s) {
   if (n == 0) return;
-  step_particles_aos<<<full_wave_blocks(dev, n), kThreads, 0, s>>>(in, out, n, a, dt);
+  step_particles_aos<<<steps::full_wave_blocks(dev, n, kThreads), kThreads, 0, s>>>(in, out, n, a, dt);
   CUDA_CHECK_LAUNCH();
 }
 

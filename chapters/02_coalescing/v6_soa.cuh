@@ -12,12 +12,15 @@
 // the exercise of this chapter shows how to get coalesced accesses on AoS.
 #pragma once
 
-#include "launch.cuh"
 #include "particles.cuh"
+#include "v1_strided.cuh" // kThreads
 
 #include "steps/error.hpp"
 
 namespace ch02::v6 {
+
+using steps::global_index;
+using steps::grid_size;
 
 __global__ void step_particles_soa(ParticleArrays<const float> in, ParticleArrays<float> out, std::size_t n,
                                    float3 a, float dt) {
@@ -41,7 +44,7 @@ __global__ void step_particles_soa(ParticleArrays<const float> in, ParticleArray
 inline void launch(ParticleArrays<const float> in, ParticleArrays<float> out, std::size_t n, float3 a, float dt,
                    const steps::DeviceInfo& dev, cudaStream_t s) {
   if (n == 0) return;
-  step_particles_soa<<<full_wave_blocks(dev, n), kThreads, 0, s>>>(in, out, n, a, dt);
+  step_particles_soa<<<steps::full_wave_blocks(dev, n, kThreads), kThreads, 0, s>>>(in, out, n, a, dt);
   CUDA_CHECK_LAUNCH();
 }
 

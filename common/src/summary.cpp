@@ -94,6 +94,7 @@ Summary summarize(const ChapterInfo& info, const Options& opts, const std::vecto
 
   // The baseline and the first and best version rows.
   double base = NAN, first = NAN, best = NAN;
+  int first_problem = -1;
   for (const auto& r : rows) {
     const double v = value_of(m, r);
     if (!info.baseline.empty() && r.name == info.baseline && std::isfinite(v)) {
@@ -105,6 +106,7 @@ Summary summarize(const ChapterInfo& info, const Options& opts, const std::vecto
     if (s.first.empty()) {
       s.first = r.name;
       first = throughput(m, v);
+      first_problem = r.problem;
     }
     if (s.best.empty() || throughput(m, v) > best) {
       s.best = r.name;
@@ -121,7 +123,9 @@ Summary summarize(const ChapterInfo& info, const Options& opts, const std::vecto
     row.pct_of_peak = s.peak.value > 0 ? 100.0 * (m == Metric::time ? s.peak.value / row.value : row.value / s.peak.value)
                                        : NAN;
     row.ranked = r.role == Role::version;
-    row.speedup = (r.role == Role::version || r.role == Role::yours) ? t / first : NAN;
+    // A speedup compares two ways of solving one problem: versions, and your
+    // row when it solves the same problem as the first version.
+    row.speedup = r.role == Role::version || (r.role == Role::yours && r.problem == first_problem) ? t / first : NAN;
     row.verdict = verdict_of(r);
     row.failed = !r.error.empty() || (r.comparison && !r.comparison->ok);
     row.fails_run = row.failed && (r.role == Role::version || r.role == Role::baseline || r.role == Role::reference ||

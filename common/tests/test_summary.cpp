@@ -72,6 +72,7 @@ TEST_CASE("summary: baseline by name, best and first among versions only", "[sum
   CHECK(std::isnan(s.rows[2].speedup));        // a reference has no speedup
   CHECK(s.rows[2].ratio_to_baseline == Approx(1.25)); // but is shown as % of the baseline
   CHECK(s.rows[3].speedup == Approx(3.2));
+  CHECK(s.rows[4].speedup == Approx(10.0)); // yours, on the same problem as the versions
   CHECK(s.rows[3].pct_of_peak == Approx(80.0)); // the DRAM peak by default
   CHECK(s.peak.label == "DRAM");
   REQUIRE(s.goals.size() == 2);
@@ -159,4 +160,13 @@ TEST_CASE("json: says what every number is", "[summary]") {
   CHECK(j.find("\"numerator_row\": \"fast\"") != std::string::npos);
   CHECK(j.find("\"gpu_count\": 1") != std::string::npos);
   CHECK(j.find("\"exit_code\": 0") != std::string::npos);
+}
+
+TEST_CASE("summary: your row's speedup only over the same problem", "[summary]") {
+  steps::Options opts;
+  auto mine = row("yours", steps::Role::yours, 1e9, 0.1);
+  mine.problem = 1; // another problem (its own group)
+  const auto s = steps::summarize(chapter(), opts, {device()}, {"p", "q"},
+                                  {row("slow", steps::Role::version, 1e9, 1.0), mine}, false);
+  CHECK(std::isnan(s.rows[1].speedup));
 }

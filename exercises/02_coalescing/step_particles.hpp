@@ -22,7 +22,8 @@ struct Particle {
 ///     out[i].vx = in[i].vx + accel.x * dt           (and vy, vz)
 ///     out[i].x  = in[i].x  + out[i].vx * dt         (and y, z: the NEW velocity)
 ///
-/// Must be correct for every n (0 included), for arrays that start at any
+/// Must be correct for every n (0 included, and past 2^31 floats per array:
+/// compute float offsets in 64 bits), for arrays that start at any
 /// particle (24-byte) boundary, so only 8-byte alignment is promised, and
 /// must be coalesced: consecutive threads of a warp touch consecutive floats
 /// in every load and store. Returns without waiting for the GPU; reports a
