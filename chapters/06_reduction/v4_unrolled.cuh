@@ -1,0 +1,79 @@
+// Chapter 06, version 4: several independent accumulators, unrolled loads.
+//
+// Idea: a GPU thread issues its instructions in order, and stops at the
+// first one whose input is not ready. In v3's loop, `sum += x[i]` needs the
+// load of x[i] before the next iteration's load is even issued, so each
+// thread has ONE load in flight: about 600 ns of DRAM latency per element per
+// thread, hidden only by the other warps. Here each thread issues kUnroll
+// loads back to back, into kUnroll independent accumulators, before it uses
+// any of them: kUnroll loads in flight per thread, and no chain of additions
+// that each wait for the previous one.
+//
+// The loads stay coalesced: load k of a block reads kThreads consecutive
+// floats (x[base + k * kThreads + t] for thread t), so a warp still asks for
+// 128 contiguous bytes per instruction.
+//
+//   one block step:  [ k=0: t0 t1 ... t255 | k=1: t0 ... t255 | k=2 ... | k=3 ... ]
+//                    \____________ kThreads * kUnroll floats ______________/
+//   next step of this block: + gridDim.x * kThreads * kUnroll
+//
+// Change from v3: the loop body (4 loads, then 4 adds) and the last, partial
+// step (each load checked against n). The tree and the one atomic per block
+// stay.
+//
+// What it removes: the latency chain of one-load-at-a-time.
+#pragma once
+
+#include "v3_shared_tree.cuh"
+
+#include "steps/device.hpp"
+#include "steps/error.hpp"
+#include "steps/launch.cuh"
+
+namespace ch06::v4 {
+
+/// Independent accumulators (and loads in flight) per thread.
+constexpr int kUnroll = 4;
+
+__global__ void reduce_v4_unrolled(const float* x, std::size_t n, float* out) {
+  constexpr std::size_t kStep = std::size_t{kThreads} * kUnroll; // floats a block reads per step
+  const std::size_t stride = gridDim.x * kStep;
+  float acc[kUnroll] = {};
+  std::size_t i = blockIdx.x * kStep + threadIdx.x;
+  // Whole steps: all kUnroll loads of this thread are inside the array.
+  for (; i + (kUnroll - 1) * kThreads < n; i += stride) {
+#pragma unroll
+    for (int k = 0; k < kUnroll; ++k) acc[k] += x[i + k * kThreads];
+  }
+  // At most one partial step remains for this thread (the next one starts
+  // past n): each of its loads is checked.
+#pragma unroll
+  for (int k = 0; k < kUnroll; ++k)
+    if (i + k * kThreads < n) acc[k] += x[i + k * kThreads];
+  float sum = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+  static_assert(kUnroll == 4, "the line above combines exactly 4 accumulators");
+  sum = v3::block_sum_shared(sum);
+  if (threadIdx.x == 0) atomicAdd(out, sum);
+}
+
+inline unsigned int blocks(std::size_t n, const steps::DeviceInfo& dev) {
+  return steps::full_wave_blocks(dev, steps::ceil_div<std::size_t>(n, kUnroll), kThreads);
+}
+
+/// Longest rounding path: an accumulator takes at most one element per step
+/// of its block (ceil(n / (B * kThreads * kUnroll)) steps, + 1 for the
+/// partial one), 2 levels to combine the 4 accumulators, 8 tree levels, B - 1
+/// rounded atomics.
+inline std::size_t depth(std::size_t n, const steps::DeviceInfo& dev) {
+  const std::size_t b = blocks(n, dev);
+  return steps::ceil_div(n, b * kThreads * kUnroll) + 1 + 2 + kTreeLevels + (b - 1);
+}
+
+/// `out` must hold 0 before the launch.
+inline void launch(const float* x, std::size_t n, float* out, const steps::DeviceInfo& dev, cudaStream_t stream) {
+  if (n == 0) return;
+  reduce_v4_unrolled<<<blocks(n, dev), kThreads, 0, stream>>>(x, n, out);
+  CUDA_CHECK_LAUNCH();
+}
+
+} // namespace ch06::v4
