@@ -249,8 +249,7 @@ Json to_json(const Summary& s, const std::string& date) {
   const ChapterInfo& info = s.info;
   Json j = Json::object();
   j.set("schema", 2).set("chapter", info.number).set("binary", info.binary).set("title", info.title).set("date", date);
-  Json gpus = Json::array();
-  for (const auto& dev : s.devices) {
+  auto gpu_json = [](const DeviceInfo& dev) {
     Json gpu = Json::object();
     gpu.set("index", dev.index).set("name", dev.name).set("cc", dev.cc()).set("sms", dev.sm_count)
         .set("sm_clock_khz", dev.sm_clock_khz)
@@ -258,18 +257,12 @@ Json to_json(const Summary& s, const std::string& date) {
         .set("memory_bytes", static_cast<std::uint64_t>(dev.global_mem_bytes))
         .set("mem_clock_khz", dev.mem_clock_khz).set("bus_bits", dev.mem_bus_bits)
         .set("peak_bandwidth_gbs", dev.peak_bandwidth_gbs);
-    gpus.push(gpu);
-  }
-  if (!s.devices.empty()) {
-    Json gpu = Json::object();
-    const auto& dev = s.devices.front();
-    gpu.set("name", dev.name).set("cc", dev.cc()).set("sms", dev.sm_count).set("sm_clock_khz", dev.sm_clock_khz)
-        .set("l2_bytes", static_cast<std::uint64_t>(dev.l2_bytes))
-        .set("memory_bytes", static_cast<std::uint64_t>(dev.global_mem_bytes))
-        .set("mem_clock_khz", dev.mem_clock_khz).set("bus_bits", dev.mem_bus_bits)
-        .set("peak_bandwidth_gbs", dev.peak_bandwidth_gbs);
-    j.set("gpu", gpu);
-  }
+    return gpu;
+  };
+  Json gpus = Json::array();
+  for (const auto& dev : s.devices) gpus.push(gpu_json(dev));
+  // "gpu": the first (or only) GPU, where results tools look for the machine's name.
+  if (!s.devices.empty()) j.set("gpu", gpu_json(s.devices.front()));
   j.set("gpus", gpus).set("gpu_count", static_cast<int>(s.devices.size()));
   Json problems = Json::array();
   for (const auto& p : s.problems) problems.push(p);
