@@ -400,7 +400,8 @@ endfunction()
 # shared_st_conflicts, sass_shared_ld, sass_shared_ld_wavefronts). A chapter
 # program gets "--iters 1 --warmup 0 --no-verify" added. Runs alone
 # (RUN_SERIAL) so other tests do not disturb the counters. Named
-# profile.<NN_topic>.<name>.
+# profile.<NN_topic>.<name>. With STEPS_PROFILE_OUT set (./tutorial bench
+# --profile), it also writes its measured values there, for the lessons.
 find_package(Python3 COMPONENTS Interpreter QUIET)
 function(steps_add_profile_test name)
   cmake_parse_arguments(PARSE_ARGV 1 P "" "" "COMMAND;MEASURE;VAR;EXPECT")
@@ -424,6 +425,7 @@ function(steps_add_profile_test name)
   endif()
   add_test(NAME profile.${slug}.${name}
            COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tools/profile_check.py
-                   --probe $<TARGET_FILE:steps_gpu_probe> ${args} -- $<TARGET_FILE:${target}> ${P_COMMAND})
+                   --probe $<TARGET_FILE:steps_gpu_probe> --name profile.${slug}.${name} ${args}
+                   -- $<TARGET_FILE:${target}> ${P_COMMAND})
   set_tests_properties(profile.${slug}.${name} PROPERTIES LABELS profile SKIP_RETURN_CODE 77 RUN_SERIAL TRUE)
 endfunction()

@@ -2,8 +2,9 @@
 # One full pass on a GPU machine, for course authors: configure, build with
 # all cores, run the test suite, the course check, the grader on the stubs and
 # the benchmark. Logs go to $OUT (default build/logs), at most 8 files:
-# session.log test.log check.log grade.log bench.log build.log, the results
-# JSON, and extra.tar.gz (ctest's full log, rendered lessons and charts).
+# session.log test.log check.log bench.log, results.tar.gz (docs/results, the
+# rendered lessons and charts) and extra.tar.gz (ctest's full log, the build
+# and grade logs, the profile values).
 #   OUT=dir [PHASES="build test check grade bench"] bash tools/gpu_session.sh [extra commands]
 # PHASES splits the pass over several calls of a machine whose calls are
 # limited in time (the build directory is kept between them).
@@ -23,7 +24,7 @@ step() { echo "== $* ($(($(date +%s) - start)) s)" | tee -a "$OUT/session.log"; 
 want() { [[ " $PHASES " == *" $1 "* ]]; }
 if want build; then
   step build;  ./tutorial test -N >/dev/null 2>&1
-  cp build/tutorial-build.log "$OUT/build.log" 2>/dev/null
+  cp build/tutorial-build.log build/logs-build.log 2>/dev/null
   grep -E "error|warning" build/tutorial-build.log | head -40 | tee -a "$OUT/session.log"
 fi
 if want test; then
@@ -37,11 +38,11 @@ want grade && step grade && while IFS=$'\t' read -r num folder status title; do
   [ "$status" = planned ] && continue
   [ -d "exercises/$folder" ] || continue
   ./tutorial grade "$num"
-done < course.tsv > "$OUT/grade.log" 2>&1
+done < course.tsv > build/logs-grade.log 2>&1
 if want bench; then
-  step bench;  ./tutorial bench 2>&1 | tee "$OUT/bench.log" | tail -n 30 | tee -a "$OUT/session.log"
+  step bench;  ./tutorial bench --profile 2>&1 | tee "$OUT/bench.log" | tail -n 30 | tee -a "$OUT/session.log"
 fi
-cp docs/results/*.json "$OUT/" 2>/dev/null
 if [ $# -gt 0 ]; then step extra; bash -c "$*" >> "$OUT/session.log" 2>&1; fi
-tar czf "$OUT/extra.tar.gz" build/Testing/Temporary/LastTest.log chapters/*/README.md docs/figures 2>/dev/null
+tar czf "$OUT/results.tar.gz" docs/results chapters/*/README.md docs/figures 2>/dev/null
+tar czf "$OUT/extra.tar.gz" build/Testing/Temporary/LastTest.log build/logs-*.log build/profile build/results 2>/dev/null
 step finished

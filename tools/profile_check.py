@@ -13,11 +13,21 @@ whose name matches KERNEL_REGEX and binds the metric's value to NAME. Each
 --expect is a Python expression over the names and --var values; all must be
 true. Exit codes: 0 pass, 1 fail, 77 skipped (no GPU, no ncu, no counter
 access). Clocks are left alone (--clock-control none).
+
+With the environment variable STEPS_PROFILE_OUT=DIR (./tutorial bench
+--profile sets it), the test also writes DIR/<--name>.json: the GPU, the
+command and every measured value, so lessons can quote them.
+
+  profile_check.py merge --dir docs/results DIR/*.json
+      Merges those files into docs/results/<machine>.profile.json (one entry
+      per test, replaced when re-run), which tools/results.py reads.
 """
 import argparse
 import csv
 import io
+import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -83,9 +93,53 @@ def profile(ncu, kernel, metrics, cmd):
     return out
 
 
+def gpu_name():
+    """The first GPU's name as nvidia-smi gives it ("NVIDIA H200"), or ""."""
+    smi = shutil.which("nvidia-smi")
+    if not smi:
+        return ""
+    run = subprocess.run([smi, "--query-gpu=name", "--format=csv,noheader", "-i", "0"], stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL, text=True)
+    return run.stdout.strip() if run.returncode == 0 else ""
+
+
+def machine_of(name):
+    """The results file's machine name, as tools/results.py spells it ("H200")."""
+    return re.sub(r"[^A-Za-z0-9_-]", "_", re.sub(r"^NVIDIA ", "", name))
+
+
+def merge(argv):
+    p = argparse.ArgumentParser(prog="profile_check.py merge")
+    p.add_argument("--dir", required=True)
+    p.add_argument("files", nargs="+")
+    a = p.parse_args(argv)
+    by_machine = {}
+    for f in a.files:
+        with open(f, encoding="utf-8") as fh:
+            r = json.load(fh)
+        by_machine.setdefault(machine_of(r["gpu"]), []).append(r)
+    for machine, runs in by_machine.items():
+        path = os.path.join(a.dir, machine + ".profile.json")
+        old = {}
+        if os.path.exists(path):
+            with open(path, encoding="utf-8") as fh:
+                old = json.load(fh)
+        tests = old.get("tests", {})
+        for r in runs:
+            tests[r["test"]] = r
+        with open(path, "w", encoding="utf-8") as fh:
+            json.dump({"schema": 1, "tests": dict(sorted(tests.items()))}, fh, indent=1, sort_keys=True)
+            fh.write("\n")
+        print(f"profile: {len(runs)} test(s) merged into {path}")
+    return 0
+
+
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "merge":
+        return merge(sys.argv[2:])
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--probe", required=True)
+    p.add_argument("--name", default="", help="the test's name (profile.NN_topic.short), for STEPS_PROFILE_OUT")
     p.add_argument("--measure", action="append", default=[])
     p.add_argument("--var", action="append", default=[])
     p.add_argument("--expect", action="append", default=[])
@@ -112,16 +166,26 @@ def main():
     for v in a.var:
         k, val = v.split("=", 1)
         env[k] = float(val)
+    measured = {}
     for kernel, items in by_kernel.items():
         values = profile(ncu, kernel, [metric for _, metric in items], cmd)
         for name, metric in items:
             env[name] = values[metric]
-            print(f"  {name:>12} = {values[metric]:,.0f}   ({metric} of kernel {kernel})")
+            measured[name] = {"value": values[metric], "metric": metric, "kernel": kernel}
+            print(f"  {name:>12} = {values[metric]:,.2f}   ({metric} of kernel {kernel})")
     failed = 0
     for e in a.expect:
         ok = bool(eval(e, {"__builtins__": {"abs": abs, "min": min, "max": max}}, dict(env)))
         print(f"  {'ok  ' if ok else 'FAIL'}  {e}")
         failed += not ok
+    out_dir = os.environ.get("STEPS_PROFILE_OUT")
+    if out_dir and a.name:
+        os.makedirs(out_dir, exist_ok=True)
+        record = {"test": a.name, "gpu": gpu_name(), "command": " ".join(os.path.basename(c) if i == 0 else c
+                                                                          for i, c in enumerate(cmd)),
+                  "values": measured, "expect": a.expect, "passed": not failed}
+        with open(os.path.join(out_dir, a.name + ".json"), "w", encoding="utf-8") as fh:
+            json.dump(record, fh, indent=1, sort_keys=True)
     return 1 if failed else 0
 
 

@@ -23,6 +23,9 @@
 #include "constant.cuh"
 #include "launch_info.cuh"
 #include "stream.cuh"
+#if STEPS_WITH_EXERCISE_CONVOLVE
+#include "yours.cuh"
+#endif
 
 #include "steps/chapter.hpp"
 #include "steps/guarded.hpp"
@@ -401,7 +404,13 @@ steps::GroupPtr lookup_group() {
 }
 
 // The registry: the CLI, the table and the JSON all come from these groups.
-std::vector<steps::GroupPtr> registry() { return {scale_group(), chase_group(), lookup_group()}; }
+std::vector<steps::GroupPtr> registry() {
+  std::vector<steps::GroupPtr> groups{scale_group(), chase_group(), lookup_group()};
+#if STEPS_WITH_EXERCISE_CONVOLVE
+  groups.push_back(yours_convolve_group());
+#endif
+  return groups;
+}
 
 steps::ChapterInfo info() {
   steps::ChapterInfo i;
@@ -428,6 +437,16 @@ steps::ChapterInfo info() {
   i.int_options.push_back({"--hops", "N", "dependent loads per chase", 16, 1, 4096});
   i.int_options.push_back({"--const-size", "N", "elements of the lookup problem (problem 3)", std::int64_t{1} << 22, 1,
                            std::int64_t{1} << 31});
+  // Every row shows the calculator's answer: a GPU it has no table for is
+  // skipped with the reason (exit 77), not a failure.
+  i.unsupported = [](const steps::DeviceInfo& d) -> std::string {
+    try {
+      steps::limits_for(d.cc_major, d.cc_minor);
+      return "";
+    } catch (const std::invalid_argument& e) {
+      return e.what();
+    }
+  };
   i.validate = [](const steps::Options& o) {
     const std::int64_t t = o.get("--nodes");
     if ((t & (t - 1)) != 0) throw steps::UsageError("--nodes: must be a power of two, not " + std::to_string(t));

@@ -116,6 +116,12 @@ int open_devices(const ChapterInfo& info, const Options& opts, std::vector<Devic
                 << ") is " << d.cc() << "\n";
       return 77;
     }
+    if (info.unsupported) {
+      if (const std::string why = info.unsupported(d); !why.empty()) {
+        std::cerr << info.binary << ": skipped: GPU " << d.index << " (" << d.name << "): " << why << "\n";
+        return 77;
+      }
+    }
     out.push_back(std::move(d));
   }
   CUDA_CHECK(cudaSetDevice(opts.device));
@@ -202,6 +208,11 @@ int run_chapter_groups(int argc, char** argv, ChapterInfo info, const std::vecto
     for (const auto& g : groups) {
       usable = g->run(opts, info, run, rows, problems);
       if (!usable) break;
+    }
+    for (auto& dev : devices) { // the clocks the rows ran at, still warm
+      const Clocks c = current_clocks(dev.index);
+      dev.run_sm_clock_mhz = c.sm_mhz;
+      dev.run_mem_clock_mhz = c.mem_mhz;
     }
     const Summary s = summarize(info, opts, devices, problems, std::move(rows), !usable);
     print_table(s, std::cout, std::cerr);

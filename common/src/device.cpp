@@ -5,6 +5,7 @@
 #include "steps/timing.hpp"
 
 #include <cuda_runtime.h>
+#include <dlfcn.h>
 
 #include <cctype>
 
@@ -69,6 +70,31 @@ DeviceInfo query_device(int index) {
   CUDA_CHECK(cudaDeviceGetAttribute(&d.sm_clock_khz, cudaDevAttrClockRate, index));
   d.peak_bandwidth_gbs = theoretical_bandwidth_gbs(d.mem_clock_khz, d.mem_bus_bits);
   return d;
+}
+
+Clocks current_clocks(int index) {
+  // NVML's C API, declared here (the toolkit may lack nvml.h): every call
+  // returns 0 on success; clock type 1 is the SM clock, 2 the memory clock.
+  using Init = int (*)();
+  using ByBusId = int (*)(const char*, void**);
+  using ClockInfo = int (*)(void*, int, unsigned int*);
+  static void* lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+  Clocks c;
+  if (!lib) return c;
+  static const bool ready = [] {
+    const auto init = reinterpret_cast<Init>(dlsym(lib, "nvmlInit_v2"));
+    return init && init() == 0;
+  }();
+  const auto by_bus = reinterpret_cast<ByBusId>(dlsym(lib, "nvmlDeviceGetHandleByPciBusId_v2"));
+  const auto clock = reinterpret_cast<ClockInfo>(dlsym(lib, "nvmlDeviceGetClockInfo"));
+  char bus[32] = {};
+  if (!ready || !by_bus || !clock || cudaDeviceGetPCIBusId(bus, sizeof bus, index) != cudaSuccess) return c;
+  void* dev = nullptr;
+  unsigned int mhz = 0;
+  if (by_bus(bus, &dev) != 0) return c;
+  if (clock(dev, 1, &mhz) == 0) c.sm_mhz = static_cast<int>(mhz);
+  if (clock(dev, 2, &mhz) == 0) c.mem_mhz = static_cast<int>(mhz);
+  return c;
 }
 
 double measure_copy_bandwidth_gbs(std::size_t bytes, int iters) {

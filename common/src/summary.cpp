@@ -183,7 +183,11 @@ void print_table(const Summary& s, std::ostream& out, std::ostream& err) {
     out << "GPU " << dev.index << ": " << dev.name << " (sm_" << dev.cc_major << dev.cc_minor << ", " << dev.sm_count
         << " SMs at up to " << dev.sm_clock_khz / 1000 << " MHz, " << format_bytes(static_cast<double>(dev.l2_bytes))
         << " L2, " << format_bytes(static_cast<double>(dev.global_mem_bytes)) << ", memory "
-        << fixed(dev.peak_bandwidth_gbs, 0) << " GB/s)\n";
+        << fixed(dev.peak_bandwidth_gbs, 0) << " GB/s)"
+        << (dev.run_sm_clock_mhz > 0 ? ", at the end of the run: SM " + std::to_string(dev.run_sm_clock_mhz) +
+                                           " MHz, memory " + std::to_string(dev.run_mem_clock_mhz) + " MHz"
+                                     : std::string())
+        << "\n";
   for (std::size_t i = 0; i < s.problems.size(); ++i)
     out << (s.problems.size() > 1 ? "Problem " + std::to_string(i + 1) + ": " : std::string("Problem: "))
         << s.problems[i] << "\n";
@@ -257,6 +261,9 @@ Json to_json(const Summary& s, const std::string& date) {
         .set("memory_bytes", static_cast<std::uint64_t>(dev.global_mem_bytes))
         .set("mem_clock_khz", dev.mem_clock_khz).set("bus_bits", dev.mem_bus_bits)
         .set("peak_bandwidth_gbs", dev.peak_bandwidth_gbs);
+    // The clocks at the end of the run (0: unknown, no NVML).
+    if (dev.run_sm_clock_mhz > 0 || dev.run_mem_clock_mhz > 0)
+      gpu.set("run_sm_clock_mhz", dev.run_sm_clock_mhz).set("run_mem_clock_mhz", dev.run_mem_clock_mhz);
     return gpu;
   };
   Json gpus = Json::array();

@@ -3,10 +3,12 @@
 #include "steps/device.hpp"
 #include "steps/cublas.hpp"
 #include "steps/error.hpp"
+#include "steps/guarded.hpp"
 #include "steps/memory.hpp"
 #include "steps/random.hpp"
 #include "steps/timing.hpp"
 
+#include <cstdint>
 #include <string>
 
 namespace steps_test {
@@ -111,4 +113,31 @@ TEST_CASE("CUBLAS_CHECK throws with the status name", "[gpu]") {
     CHECK(e.library() == "cuBLAS");
     CHECK(e.code_name() == "CUBLAS_STATUS_NOT_INITIALIZED");
   }
+}
+
+TEST_CASE("guarded buffers of a struct: guards checked byte for byte", "[gpu]") {
+  struct Pair {
+    float value;
+    std::uint32_t index;
+  };
+  steps::GuardedBuffer<Pair> g(3, 0, 4);
+  REQUIRE(g.check_guards().ok);
+  // One byte written just past the end: the back guard changed.
+  CUDA_CHECK(cudaMemset(reinterpret_cast<unsigned char*>(g.data() + 3), 0, 1));
+  CUDA_CHECK(cudaDeviceSynchronize());
+  const steps::Comparison c = g.check_guards();
+  CHECK_FALSE(c.ok);
+  CHECK(c.out_of_bounds);
+  CHECK(c.outside_index == 3);
+}
+
+TEST_CASE("current clocks: read through NVML, which comes with the driver", "[gpu]") {
+  const steps::Clocks c = steps::current_clocks(0);
+  const steps::DeviceInfo d = steps::query_device(0);
+  // Linux drivers install libnvidia-ml.so.1 beside libcuda: with a GPU the
+  // clocks must be known, and not above the boost clock (plus rounding).
+  REQUIRE(c.sm_mhz > 0);
+  CHECK(c.mem_mhz > 0);
+  CHECK(c.sm_mhz <= d.sm_clock_khz / 1000 + 50);
+  CHECK(steps::current_clocks(-1).sm_mhz == 0); // no such device: unknown, not an error
 }

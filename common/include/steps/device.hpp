@@ -25,12 +25,28 @@ struct DeviceInfo {
   int mem_bus_bits = 0;               ///< memory bus width
   int sm_clock_khz = 0;               ///< SM boost clock
   double peak_bandwidth_gbs = 0;      ///< theoretical DRAM bandwidth
+  int run_sm_clock_mhz = 0;           ///< SM clock read at the end of a run (NVML; 0: unknown)
+  int run_mem_clock_mhz = 0;          ///< memory clock read at the end of a run (NVML; 0: unknown)
 
   /// "9.0"
   std::string cc() const { return std::to_string(cc_major) + "." + std::to_string(cc_minor); }
   /// A short name for file names: "NVIDIA H200" -> "H200".
   std::string slug() const;
 };
+
+/// The clocks a GPU runs at now, in MHz.
+struct Clocks {
+  int sm_mhz = 0;  ///< SM (graphics) clock; 0 when unknown
+  int mem_mhz = 0; ///< memory clock; 0 when unknown
+};
+
+/// Reads the current clocks of CUDA device `index` through NVML, which is
+/// loaded at run time (libnvidia-ml.so.1 comes with the driver, not the
+/// toolkit): {0, 0} where NVML or the GPU is missing, never an error. Chapter
+/// programs store them with their results, so a number can be read against
+/// the clock it was measured at (an H200 boosts up to 1980 MHz, lower when
+/// hot or power-capped).
+Clocks current_clocks(int index);
 
 /// Theoretical DRAM bandwidth in GB/s: two transfers per clock (double data
 /// rate) times the bus width in bytes. H200: 2 * 3.201e9 * 6016 / 8 = 4814 GB/s.

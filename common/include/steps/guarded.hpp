@@ -30,6 +30,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <type_traits>
 #include <vector>
 
@@ -133,7 +134,9 @@ private:
       c.ok = false;
       c.out_of_bounds = true;
       c.outside_index = where;
-      c.got_at_first_bad = static_cast<double>(v);
+      // A struct (a result record) has no one value to show.
+      if constexpr (std::is_arithmetic_v<T>) c.got_at_first_bad = static_cast<double>(v);
+      else c.got_at_first_bad = std::numeric_limits<double>::quiet_NaN();
     }
   }
   DeviceBuffer<T> all_;

@@ -101,6 +101,10 @@ struct ChapterInfo {
   int max_cc_major = 0;              ///< skip (77) above this compute capability (0 = no maximum):
   int max_cc_minor = 0;              ///< arch-specific code (sm_90a) runs on that architecture only
   std::string needs;                 ///< what the limits mean: "Hopper (sm_90) tensor cores"
+  /// What else a GPU must have ("" when it will do): a non-empty answer skips
+  /// the chapter (77) with that reason, e.g. an architecture the occupancy
+  /// calculator has no table for.
+  std::function<std::string(const DeviceInfo&)> unsupported;
   int min_gpus = 1;                  ///< skip (77) with fewer GPUs
   int max_gpus = 1;                  ///< GPUs to open at most (from --device on)
   double timeout_s = 120;            ///< watchdog per row: a run that takes longer is a hang
