@@ -4,7 +4,9 @@
 # Reads the course manifest (course.tsv) and what the build configured
 # (<build>/course/*.tsv). Without a GPU: every ready chapter has its lesson
 # headings, program and build file, no assert(), no unfilled MEASURE(...)
-# placeholder, and lesson results blocks equal to what docs/results gives;
+# placeholder, and lesson results blocks and marked numbers (in lessons and
+# kernel banners: tools/results.py, "Marked numbers") equal to what
+# docs/results gives;
 # every exercise (a folder with a grade_*.cpp) has TODOs, a README with task
 # and escalating hints, a grader, a solution mirroring each source file (with
 # no TODO left) and at least four mutants, which must apply to the solution
@@ -43,9 +45,16 @@ for line in "${course[@]}"; do
   [ -z "$problems" ] && ok "$num $folder" || bad "$folder:$problems"
 done
 if python3 tools/results.py render --check "$ROOT" >/dev/null 2>&1; then
-  ok "lesson results blocks match docs/results"
+  ok "lesson results blocks and marked numbers match docs/results"
 else
-  bad "lesson results blocks differ from docs/results:"; python3 tools/results.py render --check "$ROOT" | sed 's/^/        /'
+  bad "lesson results blocks or marked numbers differ from docs/results (fix: python3 tools/results.py render .):"
+  python3 tools/results.py render --check "$ROOT" 2>&1 | sed 's/^/        /'
+fi
+
+if python3 tools/snippets.py render --check "$ROOT" >/dev/null 2>&1; then
+  ok "lesson code excerpts match their sources"
+else
+  bad "lesson code excerpts differ from their sources:"; python3 tools/snippets.py render --check "$ROOT" | sed 's/^/        /'
 fi
 
 is_ready() { grep -qP "^[0-9]+\t$1\tready\t" course.tsv; }

@@ -57,9 +57,15 @@ def region(root, path, name):
         return None
     while out and not out[-1].strip():
         out.pop()
-    indent = min((len(l) - len(l.lstrip()) for l in out if l.strip()), default=0)
+    while out and not out[0].strip():
+        out.pop(0)
+    # Dedent by the code's indentation; preprocessor lines (#pragma unroll)
+    # sit in column 0 and stay there.
+    code = [l for l in out if l.strip() and not l.startswith("#")]
+    indent = min((len(l) - len(l.lstrip()) for l in code), default=0)
     lang = "cuda" if path.endswith((".cu", ".cuh")) else "cpp"
-    return "```" + lang + "\n" + "\n".join(l[indent:] for l in out) + "\n```\n"
+    body = "\n".join(l if l.startswith("#") else l[indent:] for l in out)
+    return "```" + lang + "\n" + body + "\n```\n"
 
 
 def lessons(root):

@@ -11,6 +11,8 @@
 //   v3 float4          v2 with 16-byte loads/stores, head and tail handled
 //
 // Run: ./tutorial run 01    (or build/bin/ch01_vector_add --help)
+#include "in_flight.cuh"
+#include "latency.cuh"
 #include "mistakes.cuh"
 #include "v1_one_per_thread.cuh"
 #include "v2_grid_stride.cuh"
@@ -118,6 +120,34 @@ Row memcpy_row() {
   return r;
 }
 
+/// A group that runs only when asked for: with `flag`, or when --variant
+/// names one of its rows. The Little's-law rows take a few seconds and are
+/// not part of the chapter's default table; `./tutorial bench` runs them as
+/// a shape of their own (bench_shapes).
+class OnRequest final : public steps::GroupBase {
+public:
+  OnRequest(steps::GroupPtr inner, std::string flag) : inner_(std::move(inner)), flag_(std::move(flag)) {}
+  std::vector<steps::RowName> names() const override { return inner_->names(); }
+  bool run(const steps::Options& opts, const steps::ChapterInfo& info, steps::Run& run,
+           std::vector<steps::RowResult>& rows, std::vector<std::string>& problems) const override {
+    if (opts.variants.empty() && !opts.has(flag_)) return true;
+    return inner_->run(opts, info, run, rows, problems);
+  }
+
+private:
+  steps::GroupPtr inner_;
+  std::string flag_;
+};
+
+/// Little's law, measured: the latency of one load (pointer chase), then
+/// read bandwidth against the bytes in flight per SM.
+std::vector<steps::GroupPtr> littles_law_groups() {
+  std::vector<steps::Row<in_flight::ReadSweep>> sweep;
+  for (const auto& c : in_flight::sweep()) sweep.push_back(in_flight::row(c));
+  return {std::make_shared<OnRequest>(steps::group<latency::Chase>({latency::row()}), "--littles-law"),
+          std::make_shared<OnRequest>(steps::group<in_flight::ReadSweep>(std::move(sweep)), "--littles-law")};
+}
+
 // The registry: the CLI, the table and the JSON all come from these groups.
 std::vector<steps::GroupPtr> registry() {
   using steps::Role;
@@ -141,6 +171,7 @@ std::vector<steps::GroupPtr> registry() {
 #if STEPS_WITH_EXERCISE
   groups.push_back(yours_group());
 #endif
+  for (auto& g : littles_law_groups()) groups.push_back(std::move(g));
   return groups;
 }
 
@@ -156,10 +187,15 @@ steps::ChapterInfo info() {
   i.size_help = "elements per array";
   i.default_iters = 50;
   i.work_note = "GB/s: bytes read + written per second, 1 GB = 1e9 B; a + b moves 12 bytes per element "
-                "(2 reads + 1 write), memcpy 8 (1 read + 1 write).";
+                "(2 reads + 1 write), memcpy 8 (1 read + 1 write); the Little's-law rows (--littles-law) only "
+                "read, 4 bytes per word.";
   i.baseline = "memcpy";
   i.goals = {{"best", "memcpy", 0.95, ">= 0.95x memcpy"}};
   i.int_options.push_back({"--offset", "K", "start all arrays K elements past a 16-byte boundary", 0, 0, 3});
+  i.flag_options.push_back({"--littles-law", "also run the Little's-law rows: a pointer chase (the latency of one "
+                                             "load) and reads with 1 to 128 KiB in flight per SM"});
+  i.int_options.push_back({"--chase-mib", "MIB", "footprint of the pointer chase (below the L2's size it measures "
+                                                 "the L2)", 512, 1, 4096});
   return i;
 }
 

@@ -28,6 +28,7 @@
 // Run: ./tutorial run 02    (or build/bin/ch02_coalescing --help)
 #include "check.cuh"
 #include "mistakes.cuh"
+#include "offset_both.cuh"
 #include "particle_problems.cuh"
 #include "particles.cuh"
 #include "sectors.hpp"
@@ -65,9 +66,13 @@ public:
   }
 
   std::string describe() const {
-    char buf[160];
-    std::snprintf(buf, sizeof buf, "copies of n = %zu floats (%s per array), offset copy from in + %zu", n_,
-                  steps::format_bytes(4.0 * static_cast<double>(n_)).c_str(), offset_);
+    std::size_t fetch = 0;
+    CUDA_CHECK(cudaDeviceGetLimit(&fetch, cudaLimitMaxL2FetchGranularity));
+    char buf[224];
+    std::snprintf(buf, sizeof buf,
+                  "copies of n = %zu floats (%s per array), offset copy from in + %zu; L2 fetch granularity "
+                  "limit %zu bytes",
+                  n_, steps::format_bytes(4.0 * static_cast<double>(n_)).c_str(), offset_, fetch);
     return buf;
   }
 
@@ -80,6 +85,14 @@ public:
     const steps::Comparison guards = out_.check_guards();
     if (!guards.ok) return guards;
     return check_copy(out_.data(), in_.data(), count, first, stride, dev_);
+  }
+
+  /// out[first + i] == in[first + i] for i < count (the copy that shifts
+  /// both arrays), bit for bit; out[0 .. first) is never written.
+  steps::Comparison check_shifted(std::size_t first, std::size_t count) const {
+    const steps::Comparison guards = out_.check_guards();
+    if (!guards.ok) return guards;
+    return check_copy(out_.data() + first, in_.data(), count, first, 1, dev_);
   }
 
   const float* in() const { return in_.data(); }
@@ -137,10 +150,32 @@ CopyRow stride_row(int s, steps::Role role, std::string what) {
       [s](Copies& p, cudaStream_t st) { v1::launch(s, p.in(), p.out(), p.n(), p.dev(), st); });
 }
 
+/// Version 2 with the stores shifted too: out[i + K] = in[i + K]. Shown
+/// beside v2, not ranked (its misaligned stores are the experiment).
+CopyRow offset_both_row() {
+  CopyRow r;
+  r.name = "offset_loads_and_stores";
+  r.what = "out[i + K] = in[i + K]: v2 with the stores misaligned too (as chapter 01's --offset)";
+  r.role = steps::Role::reference;
+  r.launch = [](Copies& p, steps::Run& run) {
+    offset_both::launch(p.in(), p.out(), p.n(), p.offset(), p.dev(), run.stream());
+  };
+  r.work = [](const Copies& p) {
+    const std::size_t k = p.offset(), count = k < p.n() ? p.n() - k : 0;
+    return steps::Work{8.0 * static_cast<double>(count), 0, 2 * sector_bytes(k, count)};
+  };
+  r.reset = [](Copies& p) { p.poison(); };
+  r.check = [](Copies& p) {
+    const std::size_t k = p.offset();
+    return p.check_shifted(k, k < p.n() ? p.n() - k : 0);
+  };
+  return r;
+}
+
 steps::GroupPtr copies_group() {
   using steps::Role;
   return steps::group<Copies>({
-      copy_row("memcpy", "cudaMemcpy device-to-device of the whole array (speed of light)", Role::baseline,
+      copy_row("memcpy", "cudaMemcpy device-to-device of the whole array (the vendor's copy)", Role::baseline,
                whole_array,
                [](Copies& p, cudaStream_t s) {
                  CUDA_CHECK(cudaMemcpyAsync(p.out(), p.in(), p.n() * sizeof(float), cudaMemcpyDeviceToDevice, s));
@@ -159,6 +194,7 @@ steps::GroupPtr copies_group() {
                  return Gather{k, k < p.n() ? p.n() - k : 0, 1};
                },
                [](Copies& p, cudaStream_t s) { v2::launch(p.in(), p.out(), p.n(), p.offset(), p.dev(), s); }),
+      offset_both_row(),
       copy_row("float2", "v3: 8-byte float2 loads and stores, scalar tail", Role::version, whole_array,
                [](Copies& p, cudaStream_t s) { v3::launch_float2(p.in(), p.out(), p.n(), p.dev(), s); }),
       copy_row("float4", "v3: 16-byte float4 loads and stores, scalar tail", Role::version, whole_array,
@@ -197,12 +233,33 @@ steps::GroupPtr soa_group() {
   return steps::group<SoaParticles>({r});
 }
 
+/// Sets cudaLimitMaxL2FetchGranularity (--l2-fetch BYTES; 0 leaves the
+/// driver's setting) before the rows of a group run. The limit is a hint
+/// the driver may clamp or ignore: the copies' problem line reports the
+/// value read back, and the DRAM counters (profile tests l2_fetch_*) show
+/// what the hardware did.
+class WithL2Fetch final : public steps::GroupBase {
+public:
+  explicit WithL2Fetch(steps::GroupPtr inner) : inner_(std::move(inner)) {}
+  std::vector<steps::RowName> names() const override { return inner_->names(); }
+  bool run(const steps::Options& opts, const steps::ChapterInfo& info, steps::Run& run,
+           std::vector<steps::RowResult>& rows, std::vector<std::string>& problems) const override {
+    const std::int64_t bytes = opts.get("--l2-fetch");
+    if (bytes != 0) CUDA_CHECK(cudaDeviceSetLimit(cudaLimitMaxL2FetchGranularity, static_cast<std::size_t>(bytes)));
+    return inner_->run(opts, info, run, rows, problems);
+  }
+
+private:
+  steps::GroupPtr inner_;
+};
+
 // The registry: the CLI, the table and the JSON all come from these groups.
 std::vector<steps::GroupPtr> registry() {
   std::vector<steps::GroupPtr> groups{copies_group(), aos_group(), soa_group()};
 #if STEPS_WITH_EXERCISE
   groups.push_back(yours_group());
 #endif
+  for (auto& g : groups) g = std::make_shared<WithL2Fetch>(std::move(g));
   return groups;
 }
 
@@ -224,12 +281,21 @@ steps::ChapterInfo info() {
       "of size; the particle step reads and writes 24 bytes per particle.\n"
       "The sector model behind moved GB/s (sectors.hpp) counts each distinct sector once, so moved exceeds GB/s "
       "where a sector comes for part of its bytes (stride 2: half, stride >= 8: 4 of 32 bytes); sectors requested "
-      "again but served from L1 (offset, aos) are not counted, and the H200's DRAM reads 64-byte pairs of "
-      "sectors, so at strides 16 and 32 DRAM moves twice what the model counts (README: Profile it).";
+      "again but served from L1 (offset, aos) are not counted, and by default the H200 moves 64-byte pairs of "
+      "sectors between DRAM and L2, so at strides 16 and 32 DRAM moves twice what the model counts (README: "
+      "Profile it; --l2-fetch sets the L2's fetch granularity limit).";
   i.baseline = "memcpy";
   i.goals = {{"best", "memcpy", 0.95, ">= 0.95x memcpy"}};
   i.int_options.push_back(
       {"--offset", "K", "the offset copy reads from in + K floats (K = 8: sector-aligned again)", 1, 0, 64});
+  i.int_options.push_back({"--l2-fetch", "BYTES",
+                           "set cudaLimitMaxL2FetchGranularity to 32, 64 or 128 bytes first (0: leave it)", 0, 0,
+                           128});
+  i.validate = [](const steps::Options& o) {
+    const std::int64_t b = o.get("--l2-fetch");
+    if (b != 0 && b != 32 && b != 64 && b != 128)
+      throw steps::UsageError("--l2-fetch must be 0, 32, 64 or 128 (bytes), not " + std::to_string(b));
+  };
   return i;
 }
 

@@ -11,8 +11,8 @@
 // Each multiply-add also loads two floats (8 bytes per 2 FLOP: 4 bytes per
 // FLOP), the worst arithmetic intensity a GEMM can have.
 //
-// Measured effect on the H200 at 4096^3 (one default run, 2026-11-30): 275.8 ms,
-// 0.5 TFLOP/s, 1.0% of cuBLAS.
+// Measured on the H200 at 4096^3 (the run in docs/results/H200.json):
+// 275.8 ms {n:03:naive:ms|.1f}, 0.5 TFLOP/s {n:03:naive:value}, 1.0% {n:03:naive:pbase} of cuBLAS.
 #pragma once
 
 #include "gemm.cuh"

@@ -7,8 +7,9 @@
 // contiguous bytes of C. Same arithmetic, same 4 bytes loaded per FLOP per
 // thread, but each warp-wide load is now 1 transaction instead of 32.
 //
-// Measured effect on the H200 at 4096^3 (one default run, 2026-11-30): 23.87 ms,
-// 5.8 TFLOP/s, 11.55x naive.
+// Measured on the H200 at 4096^3 (the run in docs/results/H200.json):
+// 23.35 ms {n:03:naive_coalesced:ms}, 5.9 TFLOP/s {n:03:naive_coalesced:value},
+// 11.81x {n:03:naive_coalesced:speedup} naive.
 #pragma once
 
 #include "gemm.cuh"

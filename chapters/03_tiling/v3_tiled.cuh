@@ -24,8 +24,9 @@
 // is filled with zeros, and only threads inside C store their result. Threads
 // outside C must still load and reach both barriers, so none returns early.
 //
-// Measured effect on the H200 at 4096^3 (one default run, 2026-11-30): tiled_16
-// 16.91 ms, 8.1 TFLOP/s; tiled_32 16.45 ms, 8.4 TFLOP/s.
+// Measured on the H200 at 4096^3 (the run in docs/results/H200.json):
+// tiled_16 at 16.90 ms {n:03:tiled_16:ms}, 8.1 TFLOP/s {n:03:tiled_16:value};
+// tiled_32 at 16.34 ms {n:03:tiled_32:ms}, 8.4 TFLOP/s {n:03:tiled_32:value}.
 #pragma once
 
 #include "gemm.cuh"
@@ -42,6 +43,7 @@ __device__ __forceinline__ void tiled_body(int m, int n, int k, const float* a, 
   const int row = blockIdx.y * TILE + ty; // the element of C this thread owns
   const int col = blockIdx.x * TILE + tx;
   float acc = 0.0f;
+  // [snippet k_loop]
   for (int k0 = 0; k0 < k; k0 += TILE) {
     // Thread (ty, tx) copies A(row, k0 + tx) and B(k0 + ty, col): a warp
     // reads consecutive addresses of one row in both matrices.
@@ -52,6 +54,7 @@ __device__ __forceinline__ void tiled_body(int m, int n, int k, const float* a, 
     for (int i = 0; i < TILE; ++i) acc += tile_a[ty][i] * tile_b[i][tx];
     __syncthreads(); // everyone is done reading them
   }
+  // [/snippet k_loop]
   if (row < m && col < n) c[static_cast<std::size_t>(row) * n + col] = acc;
 }
 

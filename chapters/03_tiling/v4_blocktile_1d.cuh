@@ -23,8 +23,8 @@
 // that acc[r] is always indexed by a constant (an array indexed at run time
 // would go to slow local memory).
 //
-// Measured effect on the H200 at 4096^3 (one default run, 2026-11-30): 8.585 ms,
-// 16.0 TFLOP/s.
+// Measured on the H200 at 4096^3 (the run in docs/results/H200.json):
+// 8.488 ms {n:03:blocktile_1d:ms|.3f}, 16.2 TFLOP/s {n:03:blocktile_1d:value}.
 #pragma once
 
 #include "gemm.cuh"
@@ -59,11 +59,13 @@ __global__ void __launch_bounds__(kThreads) sgemm_blocktile_1d(int m, int n, int
     tile_b[b_row][b_col] = load_or_zero(b, k, n, n, k0 + b_row, block_col + b_col);
     __syncthreads();
 #pragma unroll
+    // [snippet inner]
     for (int i = 0; i < BK; ++i) {
       const float b_val = tile_b[i][col];
 #pragma unroll
       for (int r = 0; r < TM; ++r) acc[r] += tile_a[row0 + r][i] * b_val;
     }
+    // [/snippet inner]
     __syncthreads();
   }
 #pragma unroll

@@ -21,8 +21,8 @@
 // Left for later versions: each thread copies 4 + 4 scalars per slice, and the
 // shared loads are scalar and partly bank-conflicted (version 6).
 //
-// Measured effect on the H200 at 4096^3 (one default run, 2026-11-30): 6.631 ms,
-// 20.7 TFLOP/s.
+// Measured on the H200 at 4096^3 (the run in docs/results/H200.json):
+// 6.588 ms {n:03:blocktile_2d:ms|.3f}, 20.9 TFLOP/s {n:03:blocktile_2d:value}.
 #pragma once
 
 #include "gemm.cuh"
@@ -63,6 +63,7 @@ __global__ void __launch_bounds__(kThreads) sgemm_blocktile_2d(int m, int n, int
     }
     __syncthreads();
 #pragma unroll
+    // [snippet inner]
     for (int i = 0; i < BK; ++i) {
 #pragma unroll
       for (int r = 0; r < TM; ++r) reg_a[r] = tile_a[row0 + r][i];
@@ -73,6 +74,7 @@ __global__ void __launch_bounds__(kThreads) sgemm_blocktile_2d(int m, int n, int
 #pragma unroll
         for (int q = 0; q < TN; ++q) acc[r][q] += reg_a[r] * reg_b[q];
     }
+    // [/snippet inner]
     __syncthreads();
   }
 #pragma unroll

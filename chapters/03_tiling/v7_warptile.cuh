@@ -28,8 +28,8 @@
 //
 // Edges: as in version 6, an unchecked (float4) and a checked instance.
 //
-// Measured effect on the H200 at 4096^3 (one default run, 2026-11-30): 3.589 ms,
-// 38.3 TFLOP/s.
+// Measured on the H200 at 4096^3 (the run in docs/results/H200.json):
+// 3.598 ms {n:03:warptile:ms|.3f}, 38.2 TFLOP/s {n:03:warptile:value}.
 #pragma once
 
 #include "gemm.cuh"

@@ -26,9 +26,9 @@
 // slice in flight (nvcc 13.0 gives the kernel 127 registers: still 2 blocks
 // of 256 threads per SM).
 //
-// Measured effect on the H200 at 4096^3 (one default run, 2026-11-30): 3.264 ms,
-// 42.1 TFLOP/s, 82.2% of cuBLAS (0.822x; three runs that day gave 0.822x,
-// 0.825x and 0.825x).
+// Measured on the H200 at 4096^3 (the run in docs/results/H200.json):
+// 3.249 ms {n:03:double_buffer:ms|.3f}, 42.3 TFLOP/s {n:03:double_buffer:value},
+// 82.3% {n:03:double_buffer:pbase} of cuBLAS.
 #pragma once
 
 #include "v7_warptile.cuh"

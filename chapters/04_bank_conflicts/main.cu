@@ -203,7 +203,7 @@ Row column_row(std::string name, std::string what, steps::Role role, Launch laun
 std::vector<steps::GroupPtr> registry() {
   using steps::Role;
   std::vector<steps::GroupPtr> groups{steps::group<SharedReads>({
-      stride_row(1, Role::baseline, "lane l reads word l: 32 banks, 1 pass per load (the speed of light)"),
+      stride_row(1, Role::baseline, "lane l reads word l: 32 banks, 1 pass per load (conflict-free: the baseline)"),
       stride_row(2, Role::reference, "lane l reads word 2l: lanes l and l + 16 share a bank, 2-way conflict"),
       stride_row(3, Role::reference, "odd stride: every bank once, conflict-free (so are 5, 7, ... 31)"),
       stride_row(4, Role::reference, "4-way conflict: 8 banks used"),

@@ -1,8 +1,8 @@
 // Chapter 05: matrix transpose, out(c, r) = in(r, c).
 //
 // No arithmetic at all: a transpose only moves bytes, 8 per element (one
-// 4-byte read, one 4-byte write), so its speed of light is a copy of the
-// same matrix. What makes it hard is that reading rows means writing
+// 4-byte read, one 4-byte write): its bound is the DRAM peak, and the vendor
+// copy (cudaMemcpy of the same matrix) is the baseline to hold it against. What makes it hard is that reading rows means writing
 // columns: one side of the kernel is always strided unless the block
 // reorders the data in shared memory first. The versions:
 //
@@ -142,7 +142,7 @@ Row transpose_row(std::string name, std::string what, steps::Role role, Kernel k
 
 /// The baseline: the vendor's copy of the same bytes.
 Row memcpy_row() {
-  Row r = copy_row("memcpy", "cudaMemcpy device-to-device of the matrix (speed of light)", steps::Role::baseline, {});
+  Row r = copy_row("memcpy", "cudaMemcpy device-to-device of the matrix (the vendor copy: same bytes, no reordering)", steps::Role::baseline, {});
   r.launch = [](Transpose& p, steps::Run& run) {
     CUDA_CHECK(cudaMemcpyAsync(p.out(), p.in(), p.bytes(), cudaMemcpyDeviceToDevice, run.stream()));
   };

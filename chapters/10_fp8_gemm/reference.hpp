@@ -106,6 +106,16 @@ inline double gamma_tensor_cores(int) { return std::ldexp(1.0, -10); }
 /// does not promote at all (up to K / 32 steps inside the tensor core): 2^-8.
 inline double gamma_cublaslt(int) { return std::ldexp(1.0, -8); }
 
+/// The BF16 control row (cublas_bf16.cuh): its inputs s * q rounded to BF16
+/// move each product by at most (2 u + u^2) of itself, u = 2^-8 (BF16's unit
+/// roundoff), plus one FP32 rounding each when dequantized; then cuBLAS sums
+/// exact BF16 products in FP32 on the tensor cores: (k + 4) 2^-23, twice the
+/// bound of any round-to-nearest FP32 order, for its unknown order and
+/// rounding mode.
+inline double gamma_bf16_inputs(int k) {
+  return 2 * std::ldexp(1.0, -8) + std::ldexp(1.0, -16) + 4 * std::ldexp(1.0, -24) + (k + 4) * std::ldexp(1.0, -23);
+}
+
 /// Unit roundoff of BF16 (8 significant bits): rounding to nearest moves a
 /// value by at most 2^-8 of itself.
 constexpr double kBf16Roundoff = 1.0 / 256.0;
@@ -183,23 +193,68 @@ inline std::vector<std::pair<int, int>> sample_positions(std::uint64_t seed, int
   return s;
 }
 
-/// What FP8 costs before any GEMM rounding: |R - T| / |T| at the sampled
-/// elements, T the exact product of the FP32 inputs `a32`, `b32` and R that
-/// of the quantized ones. Returns the median and the 90th percentile.
-inline std::pair<double, double> quantization_error(const std::vector<float>& a32, const std::vector<float>& b32,
-                                                    const HostOperand& a, const HostOperand& b,
-                                                    const std::vector<std::pair<int, int>>& samples) {
+/// The p-quantile (0 < p <= 1) of sorted values by the nearest-rank rule:
+/// the smallest value with at least p * n of the n values at or below it,
+/// i.e. element ceil(p n) - 1 (0-based). Empty input: NaN.
+inline double nearest_rank(const std::vector<double>& sorted, double p) {
+  if (sorted.empty()) return NAN;
+  const double rank = std::ceil(p * static_cast<double>(sorted.size()));
+  const std::size_t i = rank < 1 ? 0 : static_cast<std::size_t>(rank) - 1;
+  return sorted[std::min(i, sorted.size() - 1)];
+}
+
+/// What FP8 costs before any GEMM rounding, at `count` elements: |R - T| / |T|
+/// with T the exact product of the FP32 inputs `a32`, `b32` and R that of the
+/// quantized ones (both in FP64). Every element when D has at most `count`
+/// elements, else `count` distinct pseudo-random ones (a fixed sample, the
+/// same for every scaling). Elements with T = 0 have no relative error and
+/// are left out. Returns the median and the 90th percentile (nearest rank)
+/// and the number of elements they are over.
+struct QuantizationError {
+  double median = 0, p90 = 0;
+  std::size_t elements = 0;
+};
+
+/// The elements quantization_error() looks at (see there).
+inline std::vector<std::pair<int, int>> quantization_sample(std::uint64_t seed, int m, int n, std::size_t count) {
+  const std::size_t total = static_cast<std::size_t>(m) * static_cast<std::size_t>(n);
+  std::vector<std::pair<int, int>> s;
+  if (total <= count) {
+    s.reserve(total);
+    for (int r = 0; r < m; ++r)
+      for (int c = 0; c < n; ++c) s.push_back({r, c});
+    return s;
+  }
+  // Distinct elements: a random start and a stride coprime with the total
+  // visit `count` different ones of 0 .. total - 1.
+  std::size_t stride = static_cast<std::size_t>(steps::splitmix64(seed ^ 0x5A5A) % total) | 1;
+  auto gcd = [](std::size_t x, std::size_t y) {
+    while (y != 0) { const std::size_t t = x % y; x = y; y = t; }
+    return x;
+  };
+  while (gcd(stride, total) != 1) stride += 2;
+  std::size_t at = static_cast<std::size_t>(steps::splitmix64(seed ^ 0xA5A5) % total);
+  s.reserve(count);
+  for (std::size_t i = 0; i < count; ++i, at = (at + stride) % total)
+    s.push_back({static_cast<int>(at / n), static_cast<int>(at % n)});
+  return s;
+}
+
+inline QuantizationError quantization_error(const std::vector<float>& a32, const std::vector<float>& b32,
+                                            const HostOperand& a, const HostOperand& b,
+                                            const std::vector<std::pair<int, int>>& elements) {
   const std::size_t k = static_cast<std::size_t>(a.k);
   std::vector<double> rel;
-  for (const auto& [r, c] : samples) {
+  rel.reserve(elements.size());
+  for (const auto& [r, c] : elements) {
     double t = 0;
-    for (std::size_t kk = 0; kk < k; ++kk) t += static_cast<double>(a32[r * k + kk]) * b32[c * k + kk];
+    for (std::size_t kk = 0; kk < k; ++kk)
+      t += static_cast<double>(a32[static_cast<std::size_t>(r) * k + kk]) * b32[static_cast<std::size_t>(c) * k + kk];
     if (t == 0) continue;
     rel.push_back(std::fabs(exact_element(a, b, r, c).value - t) / std::fabs(t));
   }
-  if (rel.empty()) return {0, 0};
   std::sort(rel.begin(), rel.end());
-  return {rel[rel.size() / 2], rel[std::min(rel.size() - 1, rel.size() * 9 / 10)]};
+  return {nearest_rank(rel, 0.5), nearest_rank(rel, 0.9), rel.size()};
 }
 
 } // namespace ch10

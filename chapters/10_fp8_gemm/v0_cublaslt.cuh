@@ -17,16 +17,37 @@
 // must allow 16-byte alignment: K % 16 == 0 (E4M3 rows) and N % 8 == 0
 // (BF16 rows of D).
 //
-// NOTE: per-tensor scales are folded into alpha (alpha = sA * sB, beta = 0).
-// Setting CUBLASLT_MATMUL_DESC_A_SCALE_POINTER / B_SCALE_POINTER made every
-// heuristic algorithm return CUBLAS_STATUS_NOT_SUPPORTED on our H200
-// (cuBLASLt 13.1, TN, BF16 C and D) while the same call without them ran;
-// a per-tensor scale is a plain factor on the whole product, so alpha gives
-// the same result. cuBLASLt here runs per-tensor scaling only: with
-// fine-grained scaling its rows still compute the per-tensor product (and
-// are checked against it), as the vendor speed to measure against.
+// Scales. cuBLASLt takes them through CUBLASLT_MATMUL_DESC_A_SCALE_POINTER /
+// B_SCALE_POINTER (device pointers to FP32), and how it reads them through
+// A_SCALE_MODE / B_SCALE_MODE:
 //
-// On the H200 at 8192 x 8192 x 4096: 1421 TFLOP/s by default, 1550 with fast accumulation.
+//   per tensor:  SCALAR_32F (the default): one float each
+//   fine:        its A = our B: BLK128x128_32F, one float per 128 x 128 block
+//                its B = our A: VEC128_32F, one float per 1 x 128 block
+//
+// (cuBLASLt's A is our B, so our B's 128 x 128 blocks go to A_SCALE_MODE: the
+// pairs BLK x VEC and VEC x BLK are both allowed on Hopper, BLK x BLK is not.)
+// Its block-scale tensors are laid out differently from ours (see
+// lt_scales_of below): the 1 x 128 scales "outer-dimension-major", i.e. for
+// K block kb the M scales of all rows of A are contiguous, so M must be a
+// multiple of 4 (every K block's column 16-byte aligned); the 128 x 128
+// scales K-block-major with a row stride rounded up to a multiple of 4
+// (cuBLAS documentation, "scaling factors layouts"; a missing padding is
+// silently wrong when ceil(K / 128) % 4 != 0, as PyTorch's scaled_mm found:
+// pytorch/pytorch pull request 166752).
+// Fast accumulation is not available with block scaling.
+//
+// An earlier draft of this chapter folded the per-tensor scales into alpha
+// and said the scale pointers made every algorithm NOT_SUPPORTED on our H200.
+// That did not reproduce: it was a misuse in that draft's test (its exact
+// call was not kept), not a limit of cuBLASLt. Set as here (the attribute's
+// value is the device pointer itself: pass its address and sizeof(void*)),
+// cuBLASLt 13.1 runs per-tensor and block scaling on the H200, as measured by
+// the course authors; every row here checks its result on every run.
+//
+// If a cuBLASLt here has no algorithm for a configuration, the row fails
+// with one line saying which scale modes and which version; the other rows
+// still run.
 #pragma once
 
 #include "fp8_gemm.cuh"
@@ -41,6 +62,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace ch10::v0 {
 
@@ -60,11 +82,56 @@ inline LtHandle make_lt_handle() {
   return h;
 }
 
-/// One FP8 matmul configuration (shape, accumulation mode) with its chosen
-/// algorithm: D (m x n, BF16) = alpha * A (m x k, E4M3) * B^T (B n x k, E4M3).
+/// How a plan passes the scales (see the top).
+enum class LtScales {
+  alpha,      ///< per tensor, folded into alpha = sA * sB (no scale pointers)
+  per_tensor, ///< per tensor, SCALAR_32F through the scale pointers
+  block,      ///< fine: our A VEC128_32F, our B BLK128x128_32F through the scale pointers
+};
+
+inline const char* lt_scales_name(LtScales s) {
+  switch (s) {
+    case LtScales::alpha: return "per-tensor scales in alpha";
+    case LtScales::per_tensor: return "per-tensor scales (SCALAR_32F scale pointers)";
+    case LtScales::block: return "block scales (A_SCALE_MODE BLK128x128_32F for our B, B_SCALE_MODE VEC128_32F for our A)";
+  }
+  return "?";
+}
+
+/// Our fine scales (row-major over the block grid, fp8_gemm.cuh) in
+/// cuBLASLt's block-scale layouts, on the host:
+///   our A (rows x K, 1 x 128):   lt[kb * rows + r]   = ours[r * kbs + kb]   (rows % 4 == 0)
+///   our B (rows x K, 128 x 128): lt[rb * ld + kb]    = ours[rb * kbs + kb], ld = kbs rounded up to 4
+/// (kbs = ceil(K / 128)). The padding of B's rows stays zero.
+inline std::vector<float> lt_scales_of(const std::vector<float>& ours, bool is_b, int rows, int k) {
+  const int kbs = k_blocks(k);
+  if (!is_b) {
+    std::vector<float> lt(static_cast<std::size_t>(rows) * kbs);
+    for (int r = 0; r < rows; ++r)
+      for (int kb = 0; kb < kbs; ++kb)
+        lt[static_cast<std::size_t>(kb) * rows + r] = ours[static_cast<std::size_t>(r) * kbs + kb];
+    return lt;
+  }
+  const int rbs = steps::ceil_div(rows, kScaleBlock), ld = steps::ceil_div(kbs, 4) * 4;
+  std::vector<float> lt(static_cast<std::size_t>(rbs) * ld, 0.0f);
+  for (int rb = 0; rb < rbs; ++rb)
+    for (int kb = 0; kb < kbs; ++kb)
+      lt[static_cast<std::size_t>(rb) * ld + kb] = ours[static_cast<std::size_t>(rb) * kbs + kb];
+  return lt;
+}
+
+/// "cuBLASLt 130100": the version of the library this program runs with.
+inline std::string lt_version() { return "cuBLASLt " + std::to_string(cublasLtGetVersion()); }
+
+/// One FP8 matmul configuration (shape, accumulation mode, scales) with its
+/// chosen algorithm: D (m x n, BF16) = A (m x k, E4M3) * B^T (B n x k, E4M3),
+/// scaled as `scales` says. `sa`, `sb`: device scales of our A and B in
+/// cuBLASLt's layout (one float each per tensor; nullptr for LtScales::alpha).
 class CublasLtFp8 {
 public:
-  CublasLtFp8(cublasLtHandle_t lt, int m, int n, int k, bool fast_accum) : lt_(lt), workspace_(kWorkspaceBytes) {
+  CublasLtFp8(cublasLtHandle_t lt, int m, int n, int k, bool fast_accum, LtScales scales, const float* sa,
+              const float* sb)
+      : lt_(lt), scales_(scales), fast_(fast_accum), workspace_(kWorkspaceBytes) {
     CUBLAS_CHECK(cublasLtMatmulDescCreate(&desc_, CUBLAS_COMPUTE_32F, CUDA_R_32F));
     const cublasOperation_t transa = CUBLAS_OP_T, transb = CUBLAS_OP_N;
     CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_TRANSA, &transa, sizeof transa));
@@ -72,6 +139,22 @@ public:
     // 0 (default): the partial sums are promoted to FP32 periodically; 1: they are not (faster, less precise).
     const std::int8_t fast = fast_accum ? 1 : 0;
     CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast, sizeof fast));
+    if (scales != LtScales::alpha) {
+      // cuBLASLt's A is our B and its B our A (see the top). The attribute's
+      // value is the device pointer: pass its address.
+      const std::int32_t mode_a = scales == LtScales::block ? CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F
+                                                             : CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F;
+      const std::int32_t mode_b = scales == LtScales::block ? CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F
+                                                             : CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F;
+      CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &mode_a, sizeof mode_a));
+      CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &mode_b, sizeof mode_b));
+      const void* a_scales = sb;
+      const void* b_scales = sa;
+      CUBLAS_CHECK(
+          cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &a_scales, sizeof a_scales));
+      CUBLAS_CHECK(
+          cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &b_scales, sizeof b_scales));
+    }
     // Layouts as stored (before op), column-major: see the comment at the top.
     CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&a_layout_, CUDA_R_8F_E4M3, k, n, k)); // our B: K x N, ld K
     CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&b_layout_, CUDA_R_8F_E4M3, k, m, k)); // our A: K x M, ld K
@@ -86,8 +169,10 @@ public:
   CublasLtFp8(const CublasLtFp8&) = delete;
   CublasLtFp8& operator=(const CublasLtFp8&) = delete;
 
-  /// Asks the heuristic for up to kCandidates algorithms, runs each once
-  /// untimed and once timed, and keeps the fastest that runs. Writes D.
+  /// Asks the heuristic for up to kCandidates algorithms; runs each that
+  /// runs once untimed, then kTimedCalls times back to back, and keeps the
+  /// one with the least mean time (not simply the heuristic's first). Writes
+  /// D. Throws steps::Error, in one line, when none runs.
   void select_algorithm(const std::uint8_t* a, const std::uint8_t* b, float alpha, __nv_bfloat16* d,
                         cudaStream_t stream) {
     cublasLtMatmulPreference_t pref = nullptr;
@@ -101,40 +186,55 @@ public:
       st = cublasLtMatmulAlgoGetHeuristic(lt_, desc_, a_layout_, b_layout_, d_layout_, d_layout_, pref, kCandidates,
                                           results, &returned);
     cublasLtMatmulPreferenceDestroy(pref);
-    CUBLAS_CHECK(st);
+    if (st != CUBLAS_STATUS_SUCCESS) returned = 0; // reported below, with what was asked for
 
     steps::Event start, stop;
     float best_ms = std::numeric_limits<float>::max();
+    cublasStatus_t last = st;
     for (int i = 0; i < returned; ++i) {
       if (results[i].state != CUBLAS_STATUS_SUCCESS) continue;
-      if (matmul(results[i].algo, a, b, alpha, d, stream) != CUBLAS_STATUS_SUCCESS) continue; // not for this problem
+      last = matmul(results[i].algo, a, b, alpha, d, stream);
+      if (last != CUBLAS_STATUS_SUCCESS) continue; // not for this problem
       CUDA_CHECK(cudaStreamSynchronize(stream));
       start.record(stream);
-      CUBLAS_CHECK(matmul(results[i].algo, a, b, alpha, d, stream));
+      for (int c = 0; c < kTimedCalls; ++c) CUBLAS_CHECK(matmul(results[i].algo, a, b, alpha, d, stream));
       stop.record(stream);
       stop.synchronize();
-      const float ms = steps::Event::elapsed_ms(start, stop);
+      const float ms = steps::Event::elapsed_ms(start, stop) / kTimedCalls;
+      ++runnable_;
       if (ms < best_ms) {
         best_ms = ms;
         algo_ = results[i].algo;
+        chosen_ = i;
         have_algo_ = true;
       }
     }
+    candidates_ = returned;
     if (!have_algo_)
-      throw steps::Error("cuBLASLt", "CUBLAS_STATUS_NOT_SUPPORTED",
-                         "none of the " + std::to_string(returned) + " heuristic algorithms runs this FP8 matmul",
+      throw steps::Error("cuBLASLt", cublasGetStatusName(last),
+                         lt_version() + " has no algorithm that runs this FP8 matmul with " +
+                             lt_scales_name(scales_) + (fast_ ? ", fast accumulation" : "") + " (" +
+                             std::to_string(returned) + " heuristic candidates): the row is not verified",
                          "CublasLtFp8::select_algorithm", __FILE__, __LINE__);
+    // The chosen candidate again, last: D holds its result.
+    CUBLAS_CHECK(matmul(algo_, a, b, alpha, d, stream));
   }
 
-  /// D = alpha * A * B^T with the chosen algorithm (select_algorithm first).
+  /// D = A * B^T with the chosen algorithm (select_algorithm first).
   void run(const std::uint8_t* a, const std::uint8_t* b, float alpha, __nv_bfloat16* d, cudaStream_t stream) {
     if (!have_algo_) throw std::logic_error("CublasLtFp8::run before select_algorithm");
     CUBLAS_CHECK(matmul(algo_, a, b, alpha, d, stream));
   }
 
   bool ready() const { return have_algo_; } ///< an algorithm has been chosen
+  int chosen() const { return chosen_; }    ///< its index in the heuristic's list (0 = its first choice)
+  int candidates() const { return candidates_; } ///< candidates the heuristic returned
+  int runnable() const { return runnable_; }     ///< of those, how many ran
 
 private:
+  /// Back-to-back calls per candidate when choosing.
+  static constexpr int kTimedCalls = 5;
+
   cublasStatus_t matmul(const cublasLtMatmulAlgo_t& algo, const std::uint8_t* a, const std::uint8_t* b, float alpha,
                         __nv_bfloat16* d, cudaStream_t stream) {
     const float beta = 0.0f;
@@ -145,11 +245,14 @@ private:
   }
 
   cublasLtHandle_t lt_;
+  LtScales scales_;
+  bool fast_;
   steps::DeviceBuffer<unsigned char> workspace_;
   cublasLtMatmulDesc_t desc_ = nullptr;
   cublasLtMatrixLayout_t a_layout_ = nullptr, b_layout_ = nullptr, d_layout_ = nullptr;
   cublasLtMatmulAlgo_t algo_{};
   bool have_algo_ = false;
+  int chosen_ = -1, candidates_ = 0, runnable_ = 0;
 };
 
 } // namespace ch10::v0

@@ -27,7 +27,15 @@
 // Tails. Rows past M or N and bytes past K are filled with zeros in shared
 // memory (zero products add nothing), and the stores check both bounds.
 //
-// On the H200 at 8192 x 8192 x 4096: 187 TFLOP/s (26x v1; 0.13x cuBLASLt).
+// What mma.sync E4M3 is on Hopper. The FP8 form of mma.sync is an Ada
+// (sm_89) instruction; sm_90 has no FP8 mma.sync in hardware. For one
+// m16n8k32 e4m3 the compiler emits, by target (nvcc 13.0, disassembled):
+//   sm_89:   QMMA.16832.F32.E4M3.E4M3          (one FP8 tensor-core op)
+//   sm_90a:  12 x F2FP.F16.E4M3.UNPACK_B        (FP8 -> FP16, two codes each)
+//             2 x HMMA.16816.F32                (two FP16 tensor-core ops)
+// So on the H200 this version runs the FP16 tensor cores, at the FP16 rate,
+// behind conversions: its speed is not what FP8 mma.sync costs where it
+// exists. Hopper's FP8 tensor cores are reached only through wgmma (v3, v4).
 #pragma once
 
 #include "fp8_gemm.cuh"

@@ -87,8 +87,17 @@ Clocks current_clocks(int index) {
   }();
   const auto by_bus = reinterpret_cast<ByBusId>(dlsym(lib, "nvmlDeviceGetHandleByPciBusId_v2"));
   const auto clock = reinterpret_cast<ClockInfo>(dlsym(lib, "nvmlDeviceGetClockInfo"));
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    cudaGetLastError(); // leave no error behind for the caller's next check
+    return c;
+  }
   char bus[32] = {};
-  if (!ready || !by_bus || !clock || cudaDeviceGetPCIBusId(bus, sizeof bus, index) != cudaSuccess) return c;
+  if (!ready || !by_bus || !clock || index < 0 || index >= count ||
+      cudaDeviceGetPCIBusId(bus, sizeof bus, index) != cudaSuccess) {
+    cudaGetLastError();
+    return c;
+  }
   void* dev = nullptr;
   unsigned int mhz = 0;
   if (by_bus(bus, &dev) != 0) return c;

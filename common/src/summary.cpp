@@ -169,6 +169,7 @@ Summary summarize(const ChapterInfo& info, const Options& opts, const std::vecto
     gr.ratio = num && den ? throughput(m, num->value) / throughput(m, den->value) : NAN;
     gr.measured = std::isfinite(gr.ratio);
     gr.met = gr.measured && gr.ratio >= g.threshold;
+    gr.applicable = static_cast<int>(devices.size()) >= g.min_gpus;
     s.goals.push_back(gr);
   }
   return s;
@@ -239,7 +240,9 @@ void print_table(const Summary& s, std::ostream& out, std::ostream& err) {
   out << "speedup: throughput relative to the first version.\n";
   for (const auto& g : s.goals) {
     out << "Goal: " << (g.goal.numerator == "best" ? "best version " : g.goal.numerator + " ") << g.goal.text << ": ";
-    if (g.measured)
+    if (!g.applicable)
+      out << "n/a (needs " << g.goal.min_gpus << " GPUs; this run has " << s.devices.size() << ")\n";
+    else if (g.measured)
       out << g.numerator_row << " reaches " << fixed(g.ratio, 3) << "x " << g.goal.denominator << " -> "
           << (g.met ? "met" : "NOT met") << "\n";
     else
@@ -315,7 +318,7 @@ Json to_json(const Summary& s, const std::string& date) {
     Json o = Json::object();
     o.set("numerator", g.goal.numerator).set("numerator_row", g.numerator_row.empty() ? Json() : Json(g.numerator_row))
         .set("denominator", g.goal.denominator).set("threshold", g.goal.threshold).set("text", g.goal.text)
-        .set("ratio", g.ratio).set("met", g.met);
+        .set("ratio", g.ratio).set("met", g.met).set("min_gpus", g.goal.min_gpus).set("applicable", g.applicable);
     goals.push(o);
   }
   j.set("goals", goals);

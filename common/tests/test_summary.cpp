@@ -170,3 +170,27 @@ TEST_CASE("summary: your row's speedup only over the same problem", "[summary]")
                                   {row("slow", steps::Role::version, 1e9, 1.0), mine}, false);
   CHECK(std::isnan(s.rows[1].speedup));
 }
+
+TEST_CASE("summary: a goal that needs more GPUs than the run has is n/a", "[summary]") {
+  steps::Options opts;
+  steps::ChapterInfo info = chapter();
+  info.goals = {{"fast", "memcpy", 0.9, ">= 0.90x memcpy", 2}};
+  // One GPU: the multi-GPU rows did not run; the goal is not applicable, not missed.
+  std::vector<steps::RowResult> one{row("fast", steps::Role::version, 1e9, 1.0)};
+  const auto s1 = steps::summarize(info, opts, {device()}, {"p"}, one, false);
+  REQUIRE(s1.goals.size() == 1);
+  CHECK_FALSE(s1.goals[0].applicable);
+  CHECK_FALSE(s1.goals[0].measured);
+  CHECK(s1.exit_code == 0);
+  std::ostringstream out, err;
+  steps::print_table(s1, out, err);
+  CHECK(out.str().find("n/a (needs 2 GPUs; this run has 1)") != std::string::npos);
+  CHECK(steps::to_json(s1, "2026-01-01T00:00:00Z").dump().find("\"applicable\": false") != std::string::npos);
+  // Two GPUs: the same goal counts.
+  std::vector<steps::RowResult> two{row("memcpy", steps::Role::baseline, 1e9, 1.0),
+                                    row("fast", steps::Role::version, 1e9, 2.0)};
+  const auto s2 = steps::summarize(info, opts, {device(), device()}, {"p"}, two, false);
+  CHECK(s2.goals[0].applicable);
+  CHECK(s2.goals[0].measured);
+  CHECK_FALSE(s2.goals[0].met); // 0.5x < 0.9x
+}

@@ -76,6 +76,7 @@ struct Goal {
   std::string denominator;        ///< a row name (the baseline, or any other row)
   double threshold = 0;           ///< ratio to reach
   std::string text;               ///< e.g. ">= 0.95x memcpy"
+  int min_gpus = 1;               ///< GPUs the goal needs: a run with fewer says "n/a", neither met nor missed
 };
 
 /// Fixed facts about a chapter program. `number`, `binary` and `title` come
@@ -153,6 +154,7 @@ struct GoalResult {
   double ratio = 0;           ///< NaN when either row was not measured
   bool measured = false;      ///< both rows measured
   bool met = false;           ///< measured and ratio >= threshold
+  bool applicable = true;     ///< the run has the goal's min_gpus GPUs (else: n/a, not a miss)
 };
 
 /// Everything a chapter run decided.

@@ -1,0 +1,73 @@
+#!/usr/bin/python3
+"""Draws the pipeline timeline of chapter 08 from the run's own event timestamps.
+
+    build/bin/ch08_streams --timeline --variant copy_engines,serial,chunks_1_stream,streams_2,streams_4
+    /usr/bin/python3 chapters/08_streams/timeline.py [ch08_timeline.tsv] [docs/figures/08_timeline.png]
+
+One panel per row of the file (in the order the program wrote them), one line
+per stream, one bar per operation: host-to-device copies, kernels,
+device-to-host copies. All panels share the time axis, so the serial row's
+length and the overlapped rows' length compare directly. A bar starts when
+its stream reached the operation (the event recorded before it completed) and
+ends when the operation finished: it includes any wait for an engine that
+another stream kept busy.
+"""
+import sys
+from collections import OrderedDict
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+COLORS = {"H2D": "#4c72b0", "kernel": "#55a868", "D2H": "#c44e52"}
+
+
+def read(path):
+    header, rows = [], OrderedDict()
+    with open(path) as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if line.startswith("#"):
+                header.append(line[1:].strip())
+                continue
+            if not line:
+                continue
+            row, lane, chunk, op, start, end = line.split("\t")
+            rows.setdefault(row, []).append((int(lane), int(chunk), op, float(start), float(end)))
+    if not rows:
+        sys.exit(f"{path}: no timeline rows (run ch08_streams with --timeline)")
+    return header, rows
+
+
+def main():
+    src = sys.argv[1] if len(sys.argv) > 1 else "ch08_timeline.tsv"
+    out = sys.argv[2] if len(sys.argv) > 2 else "docs/figures/08_timeline.png"
+    header, rows = read(src)
+    end = max(e for marks in rows.values() for *_, e in marks)
+    heights = [max(l for l, *_ in marks) + 1 for marks in rows.values()]
+    fig, axes = plt.subplots(len(rows), 1, figsize=(11, 1.0 + 0.45 * sum(heights) + 0.5 * len(rows)),
+                             sharex=True, gridspec_kw={"height_ratios": heights}, squeeze=False)
+    for ax, (row, marks) in zip(axes[:, 0], rows.items()):
+        lanes = max(l for l, *_ in marks) + 1
+        for lane, chunk, op, start, stop in marks:
+            ax.broken_barh([(start, max(stop - start, end * 1e-4))], (lane - 0.4, 0.8),
+                           facecolors=COLORS.get(op, "grey"), edgecolor="white", linewidth=0.3)
+        span = max(e for *_, e in marks) - min(s for *_, s, _e in marks)
+        ax.set_title(f"{row}: {span:.2f} ms", loc="left", fontsize=9)
+        ax.set_yticks(range(lanes))
+        ax.set_yticklabels([f"stream {i}" for i in range(lanes)], fontsize=7)
+        ax.set_ylim(lanes - 0.5, -0.5)
+        ax.grid(axis="x", alpha=0.3)
+    axes[-1, 0].set_xlabel("ms from the start of the run (CUDA event timestamps)")
+    handles = [plt.Rectangle((0, 0), 1, 1, color=c) for c in COLORS.values()]
+    fig.legend(handles, list(COLORS), loc="upper right", ncol=3, fontsize=8)
+    if header:
+        fig.suptitle(header[0], fontsize=9, x=0.01, ha="left")
+    fig.tight_layout(rect=(0, 0, 1, 0.96))
+    fig.savefig(out, dpi=130)
+    print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,83 @@
+// Chapter 10: host tests of the code that decides what the chapter prints
+// and what cuBLASLt reads, runnable without a GPU (ctest -L host):
+// the percentiles of the quantization error, its sample of D, and the copy
+// of our fine scales into cuBLASLt's block-scale layouts.
+#include "reference.hpp"
+#include "v0_cublaslt.cuh"
+
+#include "steps/catch.hpp"
+
+#include <cmath>
+#include <set>
+#include <utility>
+#include <vector>
+
+using ch10::nearest_rank;
+
+TEST_CASE("nearest-rank percentiles", "[ch10]") {
+  const std::vector<double> ten{1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+  CHECK(nearest_rank(ten, 0.5) == 5);  // 5 of 10 values at or below 5
+  CHECK(nearest_rank(ten, 0.9) == 9);  // 9 of 10 at or below 9 (not 10)
+  CHECK(nearest_rank(ten, 0.91) == 10);
+  CHECK(nearest_rank(ten, 1.0) == 10);
+  CHECK(nearest_rank(ten, 0.01) == 1);
+  const std::vector<double> one{7};
+  CHECK(nearest_rank(one, 0.5) == 7);
+  CHECK(nearest_rank(one, 0.9) == 7);
+  CHECK(std::isnan(nearest_rank({}, 0.5)));
+  // 260 values 1..260: the 90th percentile is the 234th (ceil(0.9 * 260)).
+  std::vector<double> v;
+  for (int i = 1; i <= 260; ++i) v.push_back(i);
+  CHECK(nearest_rank(v, 0.9) == 234);
+  CHECK(nearest_rank(v, 0.5) == 130);
+}
+
+TEST_CASE("the quantization sample: all of a small D, distinct elements of a large one", "[ch10]") {
+  const auto all = ch10::quantization_sample(1, 3, 5, 100);
+  REQUIRE(all.size() == 15);
+  std::set<std::pair<int, int>> seen(all.begin(), all.end());
+  CHECK(seen.size() == 15);
+
+  for (const auto& [m, n] : {std::pair<int, int>{128, 2112}, {8192, 8192}, {1, 4096}, {4096, 24576}}) {
+    const auto s = ch10::quantization_sample(42, m, n, 1000);
+    REQUIRE(s.size() == 1000);
+    std::set<std::pair<int, int>> distinct(s.begin(), s.end());
+    CHECK(distinct.size() == 1000);
+    for (const auto& [r, c] : s) {
+      CHECK(r >= 0);
+      CHECK(r < m);
+      CHECK(c >= 0);
+      CHECK(c < n);
+    }
+  }
+}
+
+TEST_CASE("fine scales in cuBLASLt's layouts", "[ch10]") {
+  // A: 8 rows, K = 300 (3 K blocks, the last partial): scale (r, kb) = 10 r + kb.
+  const int rows_a = 8, k_a = 300, kbs_a = ch10::k_blocks(k_a);
+  REQUIRE(kbs_a == 3);
+  std::vector<float> a(static_cast<std::size_t>(rows_a) * kbs_a);
+  for (int r = 0; r < rows_a; ++r)
+    for (int kb = 0; kb < kbs_a; ++kb) a[static_cast<std::size_t>(r) * kbs_a + kb] = 10.0f * r + kb;
+  const std::vector<float> lt_a = ch10::v0::lt_scales_of(a, false, rows_a, k_a);
+  REQUIRE(lt_a.size() == a.size());
+  for (int r = 0; r < rows_a; ++r)
+    for (int kb = 0; kb < kbs_a; ++kb) CHECK(lt_a[static_cast<std::size_t>(kb) * rows_a + r] == 10.0f * r + kb);
+
+  // B: 200 rows (2 blocks of 128, the last partial), K = 640 (5 K blocks):
+  // rows of the scale grid padded to 8; the padding is 0.
+  const int rows_b = 200, k_b = 640, kbs_b = ch10::k_blocks(k_b);
+  REQUIRE(kbs_b == 5);
+  std::vector<float> b(static_cast<std::size_t>(2) * kbs_b);
+  for (int rb = 0; rb < 2; ++rb)
+    for (int kb = 0; kb < kbs_b; ++kb) b[static_cast<std::size_t>(rb) * kbs_b + kb] = 100.0f * (rb + 1) + kb;
+  const std::vector<float> lt_b = ch10::v0::lt_scales_of(b, true, rows_b, k_b);
+  REQUIRE(lt_b.size() == 16);
+  for (int rb = 0; rb < 2; ++rb) {
+    for (int kb = 0; kb < kbs_b; ++kb) CHECK(lt_b[static_cast<std::size_t>(rb) * 8 + kb] == 100.0f * (rb + 1) + kb);
+    for (int kb = kbs_b; kb < 8; ++kb) CHECK(lt_b[static_cast<std::size_t>(rb) * 8 + kb] == 0.0f);
+  }
+  // K blocks a multiple of 4: no padding, the same order as ours.
+  const std::vector<float> four{1, 2, 3, 4};
+  CHECK(ch10::v0::lt_scales_of(four, true, 128, 512) == four);
+}

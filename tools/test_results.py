@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""Host test of tools/results.py's marked numbers (no GPU, standard library only).
+
+  python3 tools/test_results.py          (exit 0: all pass)
+
+Builds a small course in a temporary folder (course.tsv, one results file, one
+lesson and one kernel file with markers) and checks that `render` writes the
+numbers the results give, that `render --check` reports a planted mismatch as
+one line naming file:line, the marker, the text and the value, that a marker
+which cannot be resolved is an error, and that the real tree is up to date.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+import results  # noqa: E402
+
+
+def read(path):
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+RUN = {
+    "schema": 2, "chapter": "01", "binary": "ch01_demo", "title": "Demo", "date": "2026-11-30T00:00:00Z",
+    "gpu": {"name": "NVIDIA H200", "sms": 132}, "problem": "demo", "iters": 5, "metric": "GB/s",
+    "peak": {"label": "DRAM", "value": 4000.0, "unit": "GB/s", "how": "test"},
+    "baseline": "memcpy", "best": "fast",
+    "goals": [{"numerator_row": "fast", "denominator": "memcpy", "threshold": 0.9, "text": ">= 0.90x memcpy",
+               "ratio": 0.975, "met": True}],
+    "rows": [
+        {"name": "memcpy", "role": "baseline", "problem": 0, "bytes": 2_000_000_000, "flops": 0, "hw_bytes": 0,
+         "median_ms": 0.5, "value": 4000.0, "ratio_to_baseline": 1.0, "pct_of_peak": 100.0, "speedup": None,
+         "verified": "yes"},
+        {"name": "slow", "role": "version", "problem": 0, "bytes": 3_000_000_000, "flops": 0,
+         "hw_bytes": 6_000_000_000, "median_ms": 1.5, "value": 2000.0, "ratio_to_baseline": 0.5,
+         "pct_of_peak": 50.0, "speedup": 1.0, "verified": "yes", "extras": {"occ %": 12.5}},
+        {"name": "fast", "role": "version", "problem": 0, "bytes": 3_000_000_000, "flops": 0, "hw_bytes": 0,
+         "median_ms": 0.76923, "value": 3900.0, "ratio_to_baseline": 0.975, "pct_of_peak": 97.5,
+         "speedup": 1.95, "verified": "yes"},
+    ],
+}
+SHAPE = dict(RUN, label="2^22 floats (16 MiB)",
+             rows=[dict(RUN["rows"][0], value=1000.0), dict(RUN["rows"][2], value=1500.0, ratio_to_baseline=1.5)])
+
+LESSON = """# Demo
+
+v2 reaches <!--n:01:fast:gbps-->0 GB/s, <!--n:01:fast:base-->0x memcpy
+and <!--n:01:fast:value/01:slow:value-->0x v1; at the small shape <!--n:01@2^22:fast:base|.3f-->0x.
+Peak <!--n:01:peak|,.0f-->0 GB/s, goal <!--n:01:goal|.3f-->0x, <!--n:01:slow:x.occ_%-->0% occupancy.
+"""
+KERNEL = """// Demo kernel: 0 GB/s {n:01:fast:gbps} on the H200, 0.0x {n:01:fast:base} memcpy,
+// and 0 GB/s {n:01:slow:moved} moved.
+int code_line = 1;  // 0 GB/s {n:01:fast:gbps}: only the comment is rewritten
+"""
+
+
+class Marks(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="steps_results_")
+        os.makedirs(os.path.join(self.dir, "docs", "results"))
+        os.makedirs(os.path.join(self.dir, "chapters", "01_demo"))
+        with open(os.path.join(self.dir, "course.tsv"), "w") as f:
+            f.write("# number\tfolder\tstatus\ttitle\n01\t01_demo\tready\tDemo\n")
+        with open(os.path.join(self.dir, "docs", "results", "H200.json"), "w") as f:
+            json.dump({"gpu": RUN["gpu"], "gpu_count": 1,
+                       "chapters": {"01": RUN, "01@2^22 floats (16 MiB)": SHAPE}}, f)
+        self.lesson = os.path.join(self.dir, "chapters", "01_demo", "README.md")
+        self.kernel = os.path.join(self.dir, "chapters", "01_demo", "v1_demo.cuh")
+        with open(self.lesson, "w") as f:
+            f.write(LESSON)
+        with open(self.kernel, "w") as f:
+            f.write(KERNEL)
+
+    def tearDown(self):
+        shutil.rmtree(self.dir)
+
+    def run_tool(self, *args):
+        p = subprocess.run([sys.executable, os.path.join(HERE, "results.py"), *args], capture_output=True, text=True)
+        return p.returncode, p.stdout + p.stderr
+
+    def test_expressions(self):
+        r = results.Results(self.dir)
+        cases = {
+            "01:fast:gbps": "3900", "01:fast:base": "0.97", "01:fast:pbase": "97.5", "01:fast:peak": "97.5",
+            "01:fast:ms": "0.77", "01:fast:ms|.4f": "0.7692", "01:slow:moved": "4000", "01:fast:bound": "0.7500",
+            "01:fast:value/01:slow:value": "1.95", "(1 - 01:slow:value/01:fast:value)*100|.0f": "49",
+            "01:peak": "4000", "01:goal": "0.97", "01:goal.fast|.3f": "0.975", "01:gpu.sms": "132",
+            "01@2^22:fast:base": "1.50", "H200/01:fast:speedup": "1.95", "01:slow:x.occ_%": "12.5",
+        }
+        for expr, want in cases.items():
+            self.assertEqual(results.evaluate(r, expr)[1], want, expr)
+        for bad in ("01:nope:gbps", "01:fast:nope", "02:fast:gbps", "01:fast:gbps +", "01:fast:gbps|q",
+                    "01@9:fast:gbps", "01:slow:x.regs"):
+            with self.assertRaises(results.MarkError, msg=bad):
+                results.evaluate(r, bad)
+
+    def test_render_then_check(self):
+        rc, out = self.run_tool("render", "--check", self.dir)
+        self.assertEqual(rc, 1, out)
+        rc, out = self.run_tool("render", self.dir)
+        self.assertEqual(rc, 0, out)
+        text = read(self.lesson)
+        self.assertIn("<!--n:01:fast:gbps-->3900 GB/s", text)
+        self.assertIn("<!--n:01@2^22:fast:base|.3f-->1.500x", text)
+        self.assertIn("<!--n:01:peak|,.0f-->4,000 GB/s", text)
+        code = read(self.kernel)
+        self.assertIn("// Demo kernel: 3900 GB/s {n:01:fast:gbps} on the H200, 0.97x {n:01:fast:base} memcpy,", code)
+        self.assertIn("// and 4000 GB/s {n:01:slow:moved} moved.", code)
+        self.assertIn("int code_line = 1;  // 3900 GB/s {n:01:fast:gbps}: only", code)  # code is never rewritten
+        rc, out = self.run_tool("render", "--check", self.dir)
+        self.assertEqual((rc, out), (0, ""))
+
+    def test_planted_mismatch_is_one_line(self):
+        self.run_tool("render", self.dir)
+        text = read(self.lesson).replace("-->3900 GB/s", "-->3912 GB/s")
+        with open(self.lesson, "w") as f:
+            f.write(text)
+        rc, out = self.run_tool("render", "--check", self.dir)
+        self.assertEqual(rc, 1)
+        lines = [x for x in out.splitlines() if not x.startswith("results:")]
+        self.assertEqual(lines, ["chapters/01_demo/README.md:3: marker {n:01:fast:gbps}: the text says '3912', "
+                                 "the results give '3900'"])
+
+    def test_unresolvable_marker_fails_render(self):
+        with open(self.kernel, "a") as f:
+            f.write("// 12 GB/s {n:01:missing_row:gbps}\n")
+        rc, out = self.run_tool("render", self.dir)
+        self.assertEqual(rc, 1)
+        self.assertIn("v1_demo.cuh:4: marker {n:01:missing_row:gbps}: no row 'missing_row' in run 01", out)
+
+    def test_marker_after_emphasis_is_refused(self):
+        with open(self.lesson, "a") as f:
+            f.write("**<!--n:01:fast:gbps-->3900 GB/s** in bold\n")
+        rc, out = self.run_tool("render", "--check", self.dir)
+        self.assertEqual(rc, 1)
+        self.assertIn("a marker right after '*'", out)
+
+    def test_marker_at_line_start_is_refused(self):
+        with open(self.lesson, "a") as f:
+            f.write("a paragraph that goes on\n<!--n:01:fast:gbps-->3900 GB/s on the next line\n")
+        rc, out = self.run_tool("render", "--check", self.dir)
+        self.assertEqual(rc, 1)
+        self.assertIn("README.md:7: a marker at the start of a line", out)
+
+    def test_the_course_is_up_to_date(self):
+        rc, out = self.run_tool("render", "--check", ROOT)
+        self.assertEqual(rc, 0, out)
+
+
+if __name__ == "__main__":
+    unittest.main()
