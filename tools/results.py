@@ -211,7 +211,7 @@ def shapes_table(runs):
         shape = re.search(r"M x N x K = ([0-9]+ x [0-9]+ x [0-9]+)", r["problem"])
         name = r.get("label") or (shape.group(1) if shape else "default") + " (default)"
         out += (f"| {name} | {fmt(b.get('value'), 1)} | "
-                f"{r.get('best') or '-'} | {fmt(best.get('value'), 1)} | {fmt(r.get('best_ratio'))}x |\n")
+                f"{r.get('best') or '-'} | {fmt(best.get('value'), 1)} | {fmt(best.get('ratio_to_baseline'), 2)}x |\n")
     r = runs[0]
     return out + f"\n*{r['gpu']['name']}, `{r['binary']}`, {r['date'][:10]}; all rows from one `./tutorial bench`.*\n"
 
@@ -322,7 +322,8 @@ def littles_law_chart(r, out_png):
 #            | [MACHINE '/'] RUN ':' CHAPTERFIELD       the run's own
 #   RUN     := NN | NN '@' LABEL     NN: chapter; LABEL: a shape run of
 #              bench_shapes, named by its label or a unique prefix of it
-#              ("10@6144" for "10@6144 x 6144 x 1280"); no spaces, ':' or '()'
+#              ("10@6144" for "10@6144 x 6144 x 1280"); no spaces (write '_'
+#              for one: "10@DeepSeek-V3_128_x_2112"), ':' or '()'
 #   MACHINE := the results file, docs/results/MACHINE.json (default: H200)
 #   FIELD   := value    the row's metric (GB/s, TFLOP/s, ...)
 #            | gbps | tflops   bytes / time, flops / time (any chapter)
@@ -400,6 +401,8 @@ class Results:
             return data, runs[name]
         if "@" in name:
             num, label = name.split("@", 1)
+            # '_' stands for a space in a marker ("10@DeepSeek-V3_128_x_2112")
+            label = label.replace("_", " ")
             hits = [k for k in runs if k.startswith(num + "@") and k.split("@", 1)[1].startswith(label)]
             if len(hits) == 1:
                 return data, runs[hits[0]]
@@ -486,9 +489,9 @@ def chapter_field(data, r, field):
     raise MarkError(f"unknown chapter field '{field}'")
 
 
-PROF = re.compile(r"(?:(?P<machine>[A-Za-z][A-Za-z0-9_-]*)/)?prof:(?P<test>\d\d_[A-Za-z0-9_]+\.[A-Za-z0-9_]+):(?P<name>[A-Za-z_][A-Za-z0-9_]*)")
-REF = re.compile(r"(?:(?P<machine>[A-Za-z][A-Za-z0-9_-]*)/)?(?P<run>\d\d(?:@[^:\s()*/+]+)?):(?P<rest>[A-Za-z_][A-Za-z0-9_.%-]*(?::[A-Za-z_][A-Za-z0-9_.%-]*)?)")
-TOKEN = re.compile(r"\s*(?:(?P<prof>(?:[A-Za-z][A-Za-z0-9_-]*/)?prof:\d\d_[A-Za-z0-9_]+\.[A-Za-z0-9_]+:[A-Za-z_][A-Za-z0-9_]*)|(?P<ref>(?:[A-Za-z][A-Za-z0-9_-]*/)?\d\d(?:@[^:\s()*/+]+)?:[A-Za-z_][A-Za-z0-9_.%-]*(?::[A-Za-z_][A-Za-z0-9_.%-]*)?)"
+PROF = re.compile(r"(?:(?P<machine>\d*[A-Za-z][A-Za-z0-9_-]*)/)?prof:(?P<test>\d\d_[A-Za-z0-9_]+\.[A-Za-z0-9_]+):(?P<name>[A-Za-z_][A-Za-z0-9_]*)")
+REF = re.compile(r"(?:(?P<machine>\d*[A-Za-z][A-Za-z0-9_-]*)/)?(?P<run>\d\d(?:@[^:\s()*/+]+)?):(?P<rest>[A-Za-z_][A-Za-z0-9_.%-]*(?::[A-Za-z_][A-Za-z0-9_.%-]*)?)")
+TOKEN = re.compile(r"\s*(?:(?P<prof>(?:\d*[A-Za-z][A-Za-z0-9_-]*/)?prof:\d\d_[A-Za-z0-9_]+\.[A-Za-z0-9_]+:[A-Za-z_][A-Za-z0-9_]*)|(?P<ref>(?:\d*[A-Za-z][A-Za-z0-9_-]*/)?\d\d(?:@[^:\s()*/+]+)?:[A-Za-z_][A-Za-z0-9_.%-]*(?::[A-Za-z_][A-Za-z0-9_.%-]*)?)"
                    r"|(?P<num>\d+(?:\.\d+)?)|(?P<op>[-+*/()]))")
 
 

@@ -201,16 +201,7 @@ public:
   steps::Comparison check() const {
     unsigned got = 0;
     CUDA_CHECK(cudaMemcpy(&got, result_.data(), sizeof got, cudaMemcpyDeviceToHost));
-    steps::Comparison c;
-    c.count = 1;
-    if (got != want_) {
-      c.ok = false;
-      c.bad_count = 1;
-      c.expected_at_first_bad = want_;
-      c.got_at_first_bad = got;
-      c.note = "the XOR of all words read differs from the CPU's: a word was skipped or read twice";
-    }
-    return c;
+    return steps::compare_exact(got, want_, "the XOR of all words read differs from the CPU's: a word was skipped or read twice");
   }
 
   std::size_t n() const { return n_; }

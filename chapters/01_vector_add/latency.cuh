@@ -92,16 +92,7 @@ public:
   steps::Comparison check() const {
     unsigned got = 0;
     CUDA_CHECK(cudaMemcpy(&got, position_.data(), sizeof got, cudaMemcpyDeviceToHost));
-    steps::Comparison c;
-    c.count = 1;
-    if (got != want_) {
-      c.ok = false;
-      c.bad_count = 1;
-      c.expected_at_first_bad = want_;
-      c.got_at_first_bad = got;
-      c.note = "the chase did not end where the CPU's walk of the cycle ends";
-    }
-    return c;
+    return steps::compare_exact(got, want_, "the chase did not end where the CPU's walk of the cycle ends");
   }
 
 private:

@@ -1,13 +1,16 @@
 #!/usr/bin/python3
 """Draws the pipeline timeline of chapter 08 from the run's own event timestamps.
 
-    build/bin/ch08_streams --timeline --variant copy_engines,serial,chunks_1_stream,streams_2,streams_4
+    build/bin/ch08_streams --timeline --variant copy_engines,serial,streams_4,stage_streams --chunks 16
     /usr/bin/python3 chapters/08_streams/timeline.py [ch08_timeline.tsv] [docs/figures/08_timeline.png]
 
 One panel per row of the file (in the order the program wrote them), one line
-per stream, one bar per operation: host-to-device copies, kernels,
-device-to-host copies. All panels share the time axis, so the serial row's
-length and the overlapped rows' length compare directly. A bar starts when
+per stream (lane), one bar per operation: host-to-device copies, kernels,
+device-to-host copies. A lane that holds one kind of operation only (the
+three streams of stage_streams, the two of copy_engines) is labelled with it.
+All panels share the time axis, so the serial row's length and the
+overlapped rows' length compare directly; each panel starts at its own row's
+time zero (an event in the run's primary stream). A bar starts when
 its stream reached the operation (the event recorded before it completed) and
 ends when the operation finished: it includes any wait for an engine that
 another stream kept busy.
@@ -40,6 +43,12 @@ def read(path):
     return header, rows
 
 
+def lane_label(marks, lane):
+    """The lane's name: 'stream 0', or 'stream 0: H2D' when it holds one kind of operation only."""
+    ops = {op for l, _c, op, *_ in marks if l == lane}
+    return f"stream {lane}: {ops.pop()}" if len(ops) == 1 else f"stream {lane}"
+
+
 def main():
     src = sys.argv[1] if len(sys.argv) > 1 else "ch08_timeline.tsv"
     out = sys.argv[2] if len(sys.argv) > 2 else "docs/figures/08_timeline.png"
@@ -53,13 +62,14 @@ def main():
         for lane, chunk, op, start, stop in marks:
             ax.broken_barh([(start, max(stop - start, end * 1e-4))], (lane - 0.4, 0.8),
                            facecolors=COLORS.get(op, "grey"), edgecolor="white", linewidth=0.3)
-        span = max(e for *_, e in marks) - min(s for *_, s, _e in marks)
-        ax.set_title(f"{row}: {span:.2f} ms", loc="left", fontsize=9)
+        first = min(s for *_, s, _e in marks)
+        last = max(e for *_, e in marks)
+        ax.set_title(f"{row}: {last - first:.2f} ms from its first operation to its last", loc="left", fontsize=9)
         ax.set_yticks(range(lanes))
-        ax.set_yticklabels([f"stream {i}" for i in range(lanes)], fontsize=7)
+        ax.set_yticklabels([lane_label(marks, i) for i in range(lanes)], fontsize=7)
         ax.set_ylim(lanes - 0.5, -0.5)
         ax.grid(axis="x", alpha=0.3)
-    axes[-1, 0].set_xlabel("ms from the start of the run (CUDA event timestamps)")
+    axes[-1, 0].set_xlabel("ms from each row's time zero, an event in its primary stream (CUDA event timestamps)")
     handles = [plt.Rectangle((0, 0), 1, 1, color=c) for c in COLORS.values()]
     fig.legend(handles, list(COLORS), loc="upper right", ncol=3, fontsize=8)
     if header:

@@ -181,8 +181,12 @@ steps::GroupPtr peer_group() {
       {peer_row("memcpy_peer_both_ways", "cudaMemcpyPeerAsync 0 -> 1 and 1 -> 0 at once, two streams",
                 Role::reference, true,
                 [](PeerPair& p, steps::Run& run) {
+                  // Fork before enqueuing: a side stream waits for what the
+                  // primary stream holds when it forks, so forking after the
+                  // first copy would run the two copies one after the other.
+                  const auto side = run.fork(1, 1);
                   p.memcpy_0_to_1(run.stream());
-                  p.memcpy_1_to_0(run.fork(1, 1)[0]);
+                  p.memcpy_1_to_0(side[0]);
                   run.join();
                 }),
        two},
@@ -198,8 +202,9 @@ steps::GroupPtr peer_group() {
        pair},
       {peer_row("peer_push_both_ways", "v1: both GPUs push at once, 0 -> 1 and 1 -> 0", Role::reference, true,
                 [](PeerPair& p, steps::Run& run) {
+                  const auto side = run.fork(1, 1); // before enqueuing (see memcpy_peer_both_ways)
                   p.kernel_copy(0, 0, run.stream());
-                  p.kernel_copy(1, 1, run.fork(1, 1)[0]);
+                  p.kernel_copy(1, 1, side[0]);
                   run.join();
                 }),
        pair},
@@ -241,9 +246,12 @@ public:
         rows_(steps::ceil_div<std::size_t>(static_cast<std::size_t>(opts.size), width_)),
         steps_(static_cast<int>(opts.get("--steps"))), seed_(opts.seed) {
     whole_.push_back(make_band(0, 0, rows_));
-    // Bands: as many GPUs as there are rows at most (a one-row grid is one
-    // band: nothing to exchange); the first rows_ % G get one more row.
-    const int g = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(run.gpus()), rows_));
+    // Bands (only with 2+ GPUs: on one, the split rows do not run): as many
+    // GPUs as there are rows at most (a one-row grid is one band, nothing to
+    // exchange); the first rows_ % G get one more row.
+    const int g = run.gpus() > 1
+                      ? static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(run.gpus()), rows_))
+                      : 0;
     if (g >= 1) {
       std::size_t at = 0;
       for (int i = 0; i < g; ++i) {

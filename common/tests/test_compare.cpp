@@ -118,3 +118,15 @@ TEST_CASE("a failed comparison's note comes first in its description", "[compare
   const auto good = steps::compare(want, want, steps::Tolerance::exact());
   CHECK(good.describe().find("all 2 elements match") == 0);
 }
+
+TEST_CASE("compare_exact: one value, equal or not, with the meaning of a difference", "[compare]") {
+  const steps::Comparison same = steps::compare_exact(42, 42, "never shown");
+  CHECK(same.ok);
+  CHECK(same.count == 1);
+  const steps::Comparison differ = steps::compare_exact(41, 42, "a word was skipped");
+  CHECK_FALSE(differ.ok);
+  CHECK(differ.bad_count == 1);
+  CHECK(differ.got_at_first_bad == 41);
+  CHECK(differ.expected_at_first_bad == 42);
+  CHECK(differ.describe().find("a word was skipped") != std::string::npos);
+}

@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace steps {
@@ -108,6 +109,22 @@ Comparison compare(const float* got, const float* expected, std::size_t n, const
 Comparison compare(const float* got, const double* expected, std::size_t n, const Tolerance& tol);
 /// Vector convenience: sizes must match (otherwise the comparison fails).
 Comparison compare(const std::vector<float>& got, const std::vector<float>& expected, const Tolerance& tol);
+
+/// One value that must equal its expected value exactly (a checksum, an end
+/// position): on a difference, the comparison fails with `note` saying what
+/// the difference means.
+inline Comparison compare_exact(double got, double expected, std::string note) {
+  Comparison c;
+  c.count = 1;
+  if (got != expected) {
+    c.ok = false;
+    c.bad_count = 1;
+    c.expected_at_first_bad = expected;
+    c.got_at_first_bad = got;
+    c.note = std::move(note);
+  }
+  return c;
+}
 
 /// Formats a value the way compare() reports it (enough digits to tell
 /// neighbouring floats apart; "nan", "inf").
