@@ -79,9 +79,10 @@ __global__ void __launch_bounds__(kThreads, min_blocks<U, V>())
   }
 #pragma unroll 1
   for (; i < nv; i += stride) acc ^= fold(in[i]); // the last, partial step
-  if (global_index() == 0)
+  if (global_index() == 0) {
 #pragma unroll 1
     for (int t = 0; t < tail_count; ++t) acc ^= tail[t]; // words after the last whole V
+  }
   for (int offset = 16; offset > 0; offset >>= 1) acc ^= __shfl_xor_sync(0xffffffffu, acc, offset);
   if (threadIdx.x % 32 == 0) atomicXor(result, acc);
 }
