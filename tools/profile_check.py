@@ -148,6 +148,11 @@ def main():
     p.add_argument("cmd", nargs=argparse.REMAINDER)
     a = p.parse_args()
     cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
+    out_dir = os.environ.get("STEPS_PROFILE_OUT")
+    if out_dir and not os.path.isabs(out_dir):
+        print(f"profile_check.py: STEPS_PROFILE_OUT must be an absolute path (ctest runs each test in its own "
+              f"directory), not '{out_dir}'")
+        return 2
 
     probe = subprocess.run([a.probe], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if probe.returncode != 0:
@@ -180,7 +185,6 @@ def main():
         ok = bool(eval(e, {"__builtins__": {"abs": abs, "min": min, "max": max}}, dict(env)))
         print(f"  {'ok  ' if ok else 'FAIL'}  {e}")
         failed += not ok
-    out_dir = os.environ.get("STEPS_PROFILE_OUT")
     if out_dir and a.name:
         os.makedirs(out_dir, exist_ok=True)
         record = {"test": a.name, "gpu": gpu_name(), "command": " ".join(os.path.basename(c) if i == 0 else c
