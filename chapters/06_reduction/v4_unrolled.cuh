@@ -35,7 +35,10 @@ namespace ch06::v4 {
 /// Independent accumulators (and loads in flight) per thread.
 constexpr int kUnroll = 4;
 
-__global__ void reduce_v4_unrolled(const float* x, std::size_t n, float* out) {
+/// This thread's sum of its elements of x, over a grid-stride loop that reads
+/// kUnroll elements per step into kUnroll independent accumulators (v5 uses
+/// it too).
+__device__ __forceinline__ float thread_sum(const float* x, std::size_t n) {
   constexpr std::size_t kStep = std::size_t{kThreads} * kUnroll; // floats a block reads per step
   const std::size_t stride = gridDim.x * kStep;
   float acc[kUnroll] = {};
@@ -50,9 +53,12 @@ __global__ void reduce_v4_unrolled(const float* x, std::size_t n, float* out) {
 #pragma unroll
   for (int k = 0; k < kUnroll; ++k)
     if (i + k * kThreads < n) acc[k] += x[i + k * kThreads];
-  float sum = (acc[0] + acc[1]) + (acc[2] + acc[3]);
-  static_assert(kUnroll == 4, "the line above combines exactly 4 accumulators");
-  sum = v3::block_sum_shared(sum);
+  static_assert(kUnroll == 4, "the line below combines exactly 4 accumulators");
+  return (acc[0] + acc[1]) + (acc[2] + acc[3]);
+}
+
+__global__ void reduce_v4_unrolled(const float* x, std::size_t n, float* out) {
+  const float sum = v3::block_sum_shared(thread_sum(x, n));
   if (threadIdx.x == 0) atomicAdd(out, sum);
 }
 

@@ -59,19 +59,7 @@ __device__ inline float block_sum(float v) {
 }
 
 __global__ void reduce_v5_warp_shuffle(const float* x, std::size_t n, float* out) {
-  constexpr int kUnroll = v4::kUnroll;
-  constexpr std::size_t kStep = std::size_t{kThreads} * kUnroll;
-  const std::size_t stride = gridDim.x * kStep;
-  float acc[kUnroll] = {};
-  std::size_t i = blockIdx.x * kStep + threadIdx.x;
-  for (; i + (kUnroll - 1) * kThreads < n; i += stride) {
-#pragma unroll
-    for (int k = 0; k < kUnroll; ++k) acc[k] += x[i + k * kThreads];
-  }
-#pragma unroll
-  for (int k = 0; k < kUnroll; ++k)
-    if (i + k * kThreads < n) acc[k] += x[i + k * kThreads];
-  const float sum = block_sum((acc[0] + acc[1]) + (acc[2] + acc[3]));
+  const float sum = block_sum(v4::thread_sum(x, n)); // v4's loads, then shuffles instead of shared memory
   if (threadIdx.x == 0) atomicAdd(out, sum);
 }
 
