@@ -330,8 +330,7 @@ public:
         Band& b = bands_[i];
         DeviceScope scope(b.ordinal);
         if (k > 0) CUDA_CHECK(cudaStreamWaitEvent(compute[i], b.halos.get(), 0));
-        v2::step_rows(b.input(k), b.output(k), width_, 0, 1, compute[i]);
-        if (b.rows > 1) v2::step_rows(b.input(k), b.output(k), width_, b.rows - 1, b.rows, compute[i]);
+        v2::step_edges(b.input(k), b.output(k), width_, b.rows, compute[i]);
         CUDA_CHECK(cudaEventRecord(b.edges.get(), compute[i]));
       }
       // B: on the halo streams, the neighbours' new edge rows become this

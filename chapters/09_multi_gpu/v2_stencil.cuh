@@ -21,6 +21,10 @@
 //                  them to the neighbours on a second stream while the
 //                  interior computes: the exchange hides behind compute
 //
+// The kernel: each thread walks down one column of a strip of 32 rows and
+// keeps the cells above, at and below it in registers, so a step loads each
+// cell once; the edge rows of split_overlap are one launch of two rows.
+//
 // Ordering: a GPU may read a neighbour's edge row only after the neighbour
 // wrote it (an event recorded after the write, waited for by the copy), and
 // a neighbour may overwrite it only after the copy read it (the neighbour's
@@ -40,33 +44,78 @@
 namespace ch09::v2 {
 
 constexpr int kThreads = 256;
-/// Row blocks per launch at most (gridDim.y <= 65535): larger bands loop.
-constexpr unsigned int kMaxRowBlocks = 8192;
+/// Rows one thread walks down: the cells above, at and below it stay in
+/// registers, so each step loads every cell of the band once (plus the two
+/// rows around each strip), not three times.
+constexpr unsigned int kStripRows = 32;
+/// Strips per launch at most (gridDim.y <= 65535): taller bands loop.
+constexpr unsigned int kMaxStrips = 16384;
+
+/// One new cell: c and its four neighbours, added in the CPU reference's
+/// order (no multiply-add can form, so both round identically).
+__device__ __forceinline__ float jacobi(float c, float up, float down, float left, float right) {
+  return 0.2f * ((((c + up) + down) + left) + right);
+}
 
 /// Rows [row_begin, row_end) of a band stored with one halo row above and
 /// below: `in` and `out` point at the halo row above (storage row 0), owned
 /// row k is storage row k + 1. Columns outside [0, width) count as 0.
+///
+/// Thread x of strip s walks down column x through rows
+/// row_begin + kStripRows s .. + kStripRows: the cell below becomes the
+/// centre, the centre becomes the cell above. Left and right come from the
+/// same row's neighbours (the warp's own cache lines, L1 hits).
 __global__ void jacobi_rows(const float* __restrict__ in, float* __restrict__ out, std::size_t width,
                             std::size_t row_begin, std::size_t row_end) {
   const std::size_t x = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (x >= width) return;
-  for (std::size_t y = row_begin + blockIdx.y; y < row_end; y += gridDim.y) {
-    const float* c = in + (y + 1) * width + x; // storage row y + 1
-    const float left = x > 0 ? c[-1] : 0.0f;
-    const float right = x + 1 < width ? c[1] : 0.0f;
-    // NOTE: the CPU reference adds in the same order; no multiply-add can
-    // form here, so both round identically.
-    out[(y + 1) * width + x] = 0.2f * ((((c[0] + c[-static_cast<std::ptrdiff_t>(width)]) + c[width]) + left) + right);
+  const std::size_t stride = static_cast<std::size_t>(kStripRows) * gridDim.y;
+  for (std::size_t y0 = row_begin + static_cast<std::size_t>(blockIdx.y) * kStripRows; y0 < row_end; y0 += stride) {
+    const std::size_t y1 = y0 + kStripRows < row_end ? y0 + kStripRows : row_end;
+    float up = in[y0 * width + x];     // storage row y0: owned row y0 - 1, or the halo
+    float c = in[(y0 + 1) * width + x];
+#pragma unroll 4
+    for (std::size_t y = y0; y < y1; ++y) {
+      const float* row = in + (y + 1) * width; // owned row y
+      const float down = row[width + x];
+      const float left = x > 0 ? row[x - 1] : 0.0f;
+      const float right = x + 1 < width ? row[x + 1] : 0.0f;
+      out[(y + 1) * width + x] = jacobi(c, up, down, left, right);
+      up = c;
+      c = down;
+    }
   }
+}
+
+/// Owned rows 0 and rows - 1 of a band (blockIdx.y 0 and 1), in one launch:
+/// the rows that read the halos, computed first in split_overlap.
+__global__ void jacobi_edges(const float* __restrict__ in, float* __restrict__ out, std::size_t width,
+                             std::size_t rows) {
+  const std::size_t x = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (x >= width) return;
+  const std::size_t y = blockIdx.y == 0 ? 0 : rows - 1;
+  const float* c = in + (y + 1) * width + x; // storage row y + 1
+  out[(y + 1) * width + x] = jacobi(c[0], c[-static_cast<std::ptrdiff_t>(width)], c[width], x > 0 ? c[-1] : 0.0f,
+                                    x + 1 < width ? c[1] : 0.0f);
 }
 
 /// Computes owned rows [row_begin, row_end) of a band in `stream`.
 inline void step_rows(const float* in, float* out, std::size_t width, std::size_t row_begin, std::size_t row_end,
                       cudaStream_t stream) {
   if (row_end <= row_begin) return;
+  const std::size_t strips = steps::ceil_div<std::size_t>(row_end - row_begin, kStripRows);
   const dim3 grid(static_cast<unsigned int>(steps::ceil_div<std::size_t>(width, kThreads)),
-                  static_cast<unsigned int>(std::min<std::size_t>(row_end - row_begin, kMaxRowBlocks)));
+                  static_cast<unsigned int>(std::min<std::size_t>(strips, kMaxStrips)));
   jacobi_rows<<<grid, kThreads, 0, stream>>>(in, out, width, row_begin, row_end);
+  CUDA_CHECK_LAUNCH();
+}
+
+/// Computes the first and the last owned row of a band of `rows` rows (one
+/// row when rows == 1) in `stream`, in one launch.
+inline void step_edges(const float* in, float* out, std::size_t width, std::size_t rows, cudaStream_t stream) {
+  if (rows == 0) return;
+  const dim3 grid(static_cast<unsigned int>(steps::ceil_div<std::size_t>(width, kThreads)), rows > 1 ? 2u : 1u);
+  jacobi_edges<<<grid, kThreads, 0, stream>>>(in, out, width, rows);
   CUDA_CHECK_LAUNCH();
 }
 
