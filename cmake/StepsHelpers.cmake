@@ -12,6 +12,7 @@
 #       Another run of the chapter program (default: label gpu, exit 0).
 #   steps_add_exercise([ID <id>] SOURCES <files...> GRADER <file>
 #                      [HOST] [HUGE] [TIMEOUT <seconds>] [SANITIZE_FILTER <catch2 spec>]
+#                      [SANITIZE_TOOLS <tools...> SANITIZE_WHY <reason>]
 #                      [CUDA_ARCHITECTURES <arch...>] [LIBRARIES <targets...>])
 #       An exercise: exercises/NN_topic/ (no ID) or exercises/NN_topic/<id>/;
 #       the solution mirrors it under solutions/, with mutants/*.mutant.
@@ -71,8 +72,8 @@ function(steps_test name labels)
   set_tests_properties(${name} PROPERTIES LABELS "${labels}" SKIP_RETURN_CODE 77)
 endfunction()
 
-function(_steps_sanitize_tests prefix)
-  foreach(tool IN LISTS STEPS_SANITIZER_TOOLS)
+function(_steps_sanitize_tests prefix tools)
+  foreach(tool IN LISTS tools)
     steps_test(sanitize.${prefix}.${tool} "sanitize"
       sanitize ${tool} $<TARGET_FILE:steps_gpu_probe> -- ${ARGN})
   endforeach()
@@ -157,7 +158,7 @@ function(steps_add_chapter)
     set_tests_properties(gpu.${binary} PROPERTIES TIMEOUT ${CH_TIMEOUT})
   endif()
   if(CH_SANITIZE_ARGS)
-    _steps_sanitize_tests(${binary} ${exe} ${CH_SANITIZE_ARGS})
+    _steps_sanitize_tests(${binary} "${STEPS_SANITIZER_TOOLS}" ${exe} ${CH_SANITIZE_ARGS})
   endif()
 endfunction()
 
@@ -256,8 +257,29 @@ function(_steps_grader target grader ex_dir host archs libs)
 endfunction()
 
 function(steps_add_exercise)
-  cmake_parse_arguments(PARSE_ARGV 0 EX "HOST;HUGE" "ID;GRADER;SANITIZE_FILTER;TIMEOUT"
-    "SOURCES;CUDA_ARCHITECTURES;LIBRARIES")
+  cmake_parse_arguments(PARSE_ARGV 0 EX "HOST;HUGE" "ID;GRADER;SANITIZE_FILTER;TIMEOUT;SANITIZE_WHY"
+    "SOURCES;CUDA_ARCHITECTURES;LIBRARIES;SANITIZE_TOOLS")
+  # The compute-sanitizer tools of the solution's sanitize tests and of the
+  # grade (memcheck and racecheck among them); fewer than all only with the
+  # reason in SANITIZE_WHY, which the exercise's CMakeLists.txt states.
+  set(sanitize_tools ${STEPS_SANITIZER_TOOLS})
+  if(EX_SANITIZE_TOOLS)
+    if(NOT EX_SANITIZE_WHY)
+      message(FATAL_ERROR "cuda-steps: SANITIZE_TOOLS needs SANITIZE_WHY (why a tool is left out)")
+    endif()
+    foreach(tool IN LISTS EX_SANITIZE_TOOLS)
+      if(NOT tool IN_LIST STEPS_SANITIZER_TOOLS)
+        message(FATAL_ERROR "cuda-steps: SANITIZE_TOOLS: unknown tool '${tool}' (${STEPS_SANITIZER_TOOLS})")
+      endif()
+    endforeach()
+    set(sanitize_tools ${EX_SANITIZE_TOOLS})
+  endif()
+  set(grade_tools "")
+  foreach(tool memcheck racecheck)
+    if(tool IN_LIST sanitize_tools)
+      list(APPEND grade_tools ${tool})
+    endif()
+  endforeach()
   _steps_chapter_id(number slug)
   set(ex_dir ${CMAKE_CURRENT_SOURCE_DIR})
   file(RELATIVE_PATH rel ${PROJECT_SOURCE_DIR}/exercises ${ex_dir})
@@ -354,7 +376,14 @@ function(steps_add_exercise)
       TIMEOUT ${EX_TIMEOUT} RUN_SERIAL TRUE)
   endif()
   if(NOT EX_HOST)
-    _steps_sanitize_tests(solution.${name} $<TARGET_FILE:solution_${name}> ${filter})
+    _steps_sanitize_tests(solution.${name} "${sanitize_tools}" $<TARGET_FILE:solution_${name}> ${filter})
+  endif()
+  # The grade's tools, where they are not the usual two (steps_run_test.sh
+  # reads GRADER.sanitizers next to each grader: yours, the solution, mutants).
+  set(sanitizers_files "")
+  if(NOT grade_tools STREQUAL "memcheck;racecheck")
+    string(REPLACE ";" " " grade_tools_text "${grade_tools}")
+    set(sanitizers_files grade_${name} solution_${name})
   endif()
 
   # Mutants: broken copies of the solution that the grader must reject. Each
@@ -382,6 +411,9 @@ function(steps_add_exercise)
     endforeach()
     _steps_grader(mutant_${name}_${mutant} ${grader} ${ex_dir} "${EX_HOST}" "${EX_CUDA_ARCHITECTURES}"
       "${EX_LIBRARIES}" ${sources})
+    if(sanitizers_files)
+      list(APPEND sanitizers_files mutant_${name}_${mutant})
+    endif()
     if(NOT mutant_file MATCHES "\\.profile\\.mutant$")
       steps_test(mutants.${name}.${mutant} "mutants${labels_extra}"
         reject ${probe} "${filter}" -- $<TARGET_FILE:mutant_${name}_${mutant}> ${margs})
@@ -390,6 +422,9 @@ function(steps_add_exercise)
         set_tests_properties(mutants.${name}.${mutant} PROPERTIES RUN_SERIAL TRUE)
       endif()
     endif()
+  endforeach()
+  foreach(target IN LISTS sanitizers_files)
+    file(WRITE ${PROJECT_BINARY_DIR}/graders/${target}.sanitizers "${grade_tools_text}\n")
   endforeach()
 endfunction()
 

@@ -8,7 +8,8 @@
 #   steps_run_test.sh grade PROBE FILTER -- GRADER...
 #       Grades: runs GRADER; when it passes and PROBE finds a GPU (PROBE
 #       "none": a CPU-graded exercise), runs it again under compute-sanitizer
-#       memcheck and racecheck on the tests FILTER selects (its small shapes),
+#       memcheck and racecheck (or the tools in GRADER.sanitizers) on the
+#       tests FILTER selects (its small shapes),
 #       with STEPS_SANITIZE=1 (guard-free buffers: memcheck sees every access
 #       past an end). A finding is a failure, reported with the sanitizer's
 #       first line and a hint. Exit 0 passed, 1 not passed, 77 skipped.
@@ -45,8 +46,11 @@ grade() {
     out+=$'\n'"[note: compute-sanitizer not run here (no sanitizer or no GPU)]"
     return 0
   fi
-  local passed=$out tool san
-  for tool in memcheck racecheck; do
+  local passed=$out tool san tools="memcheck racecheck"
+  # An exercise may leave a tool out, with its reason (steps_add_exercise
+  # SANITIZE_TOOLS): then the build writes the tools to GRADER.sanitizers.
+  [ -f "$1.sanitizers" ] && tools=$(cat "$1.sanitizers")
+  for tool in $tools; do
     san=$(STEPS_SANITIZE=1 "$sanitizer" --tool "$tool" --error-exitcode 99 --print-limit 5 "$@" "$filter" 2>&1)
     if [ $? -ne 0 ]; then
       local first
@@ -64,7 +68,7 @@ grade() {
       return 1
     fi
   done
-  out+=$'\n'"[compute-sanitizer memcheck and racecheck: clean on the small shapes]"
+  out+=$'\n'"[compute-sanitizer ${tools// / and }: clean on the small shapes]"
   return 0
 }
 

@@ -48,20 +48,10 @@ namespace {
 
 constexpr int kBlock = ex10::kScaleBlock;
 
-/// Exits with 77 (skipped) unless GPU 0 is a Hopper GPU (compute capability
-/// 9.x): the exercise is compiled for sm_90a only.
+/// Exits with 77 (skipped) unless GPU 0 is a Hopper GPU: exercise 10 is
+/// built for sm_90a only.
 void require_hopper() {
-  static const bool checked = [] {
-    cudaDeviceProp prop{};
-    CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
-    if (prop.major != 9) {
-      std::cout << "SKIPPED: exercise 10 needs a Hopper GPU (compute capability 9.x; the code is built for sm_90a); "
-                << "GPU 0 (" << prop.name << ") is " << prop.major << "." << prop.minor << "\n";
-      std::exit(77);
-    }
-    return true;
-  }();
-  (void)checked;
+  steps::grade::require_cc_major(9, "a Hopper GPU (compute capability 9.x; the code is built for sm_90a)");
 }
 
 struct Shape {

@@ -22,8 +22,12 @@
 #include "steps/timing.hpp"
 #include "steps/watchdog.hpp"
 
+#include <cuda_runtime.h>
+
 #include <cstdint>
+#include <cstdlib>
 #include <functional>
+#include <iostream>
 #include <string>
 #include <vector>
 
@@ -61,6 +65,24 @@ void shapes(const std::vector<Shape>& list, NameOf name_of, Check check, const E
     if (!problem.empty()) FAIL(problem);
     SUCCEED("correct: " << name);
   }
+}
+
+/// Ends the grader with exit code 77 (skipped) and one line saying why,
+/// unless GPU 0 has compute capability `major`.x: for exercises built for
+/// one architecture only (`what`, e.g. "a Hopper GPU ... built for sm_90a").
+/// Checked once per process.
+inline void require_cc_major(int major, const std::string& what) {
+  static const bool checked = [&] {
+    cudaDeviceProp prop{};
+    CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+    if (prop.major != major) {
+      std::cout << "SKIPPED: this exercise needs " << what << "; GPU 0 (" << prop.name << ") is " << prop.major
+                << "." << prop.minor << "\n";
+      std::exit(77);
+    }
+    return true;
+  }();
+  (void)checked;
 }
 
 } // namespace steps::grade
