@@ -294,6 +294,45 @@ def littles_law_chart(r, out_png):
     return True
 
 
+def stages_chart(runs, out_png):
+    """Chapter 10's pipeline-depth sweep (bench_shapes "pipeline depth N
+    stages"): v4's TFLOP/s against the stages of its ring, with cuBLASLt's
+    block-scaled baseline measured in each of the same runs."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    points = []
+    for r in runs:
+        m = re.match(r"pipeline depth ([0-9]+) stages", r.get("label", ""))
+        rows = {x["name"]: x for x in r["rows"]}
+        if m and rows.get("warp_specialized", {}).get("value") and rows.get("cublaslt", {}).get("value"):
+            points.append((int(m.group(1)), rows["warp_specialized"]["value"], rows["cublaslt"]["value"]))
+    if len(points) < 2:
+        return False
+    points.sort()
+    fig, ax = plt.subplots(figsize=(6.5, 4.0), dpi=110)
+    xs = [p[0] for p in points]
+    ax.plot(xs, [p[1] for p in points], marker="o", color="#2a7ab0", label="v4 warp_specialized")
+    ax.plot(xs, [p[2] for p in points], marker="s", color="#888888", linestyle="--",
+            label="cuBLASLt block-scaled (same run)")
+    for x, v, _ in points:
+        ax.annotate(f"{v:.0f}", (x, v), textcoords="offset points", xytext=(0, 7), ha="center", fontsize=8)
+    ax.set_xticks(xs)
+    ax.set_xlabel("stages in the ring (32 KB each)")
+    ax.set_ylabel("TFLOP/s")
+    ax.set_ylim(0, max(max(p[1], p[2]) for p in points) * 1.15)
+    r = runs[0]
+    shape = re.search(r"M x N x K = ([0-9]+ x [0-9]+ x [0-9]+)", r["problem"])
+    ax.set_title(f"Pipeline depth: {shape.group(1) if shape else ''} on {r['gpu']['name']}", fontsize=10)
+    ax.legend(fontsize=8, loc="lower right")
+    ax.spines[["top", "right"]].set_visible(False)
+    fig.tight_layout()
+    fig.savefig(out_png)
+    plt.close(fig)
+    return True
+
+
 # ---------------------------------------------------------------------------
 # Marked numbers: every measured number in a lesson's prose or in a kernel
 # file's banner comment is generated from docs/results, so it cannot drift.
@@ -688,7 +727,9 @@ def render(root, check=False):
         for num, r in data["chapters"].items():
             if r.get("label"):
                 continue  # extra shapes: in the shapes table below
-            shapes = [x for k, x in data["chapters"].items() if x.get("label") and x["chapter"] == num]
+            # (a sweep with a chart of its own, chapter 10's pipeline depth, is not a shape)
+            shapes = [x for k, x in data["chapters"].items() if x.get("label") and x["chapter"] == num
+                      and not x["label"].startswith("pipeline depth")]
             folder = chapters.get(num)
             lesson = [os.path.join(root, "chapters", folder, "README.md")] if folder else []
             lesson = [x for x in lesson if os.path.exists(x)]
@@ -717,6 +758,10 @@ def render(root, check=False):
             for key, r in data["chapters"].items():  # charts of particular shape runs
                 if r["chapter"] == "01" and r.get("label", "").startswith("latency and bytes in flight"):
                     littles_law_chart(r, os.path.join(root, "docs", "figures", f"ch01_littles_law_{slug}.png"))
+            sweep = [r for r in data["chapters"].values()
+                     if r["chapter"] == "10" and r.get("label", "").startswith("pipeline depth")]
+            if sweep:
+                stages_chart(sweep, os.path.join(root, "docs", "figures", f"ch10_stages_{slug}.png"))
     for x in stale:
         print(f"results: {x}: its generated results block differs from docs/results (run: tools/results.py render .)")
     problems = render_numbers(root, check)

@@ -19,7 +19,10 @@
 //                                HMMA, see v2_mma_sync.cuh), FP32 promotion per 128 K
 //   v3 wgmma                     64 x 128 tiles, TMA + mbarrier, 2 stages, one warpgroup's wgmma
 //   v4 warp_specialized          128 x 128 tiles, a TMA producer warpgroup and two wgmma
-//                                warpgroups, 6-stage ring, setmaxnreg, persistent
+//                                warpgroups, 6-stage ring (--stages), setmaxnreg, persistent
+//   v5 split_k                   v4, and when the tiles cannot fill the GPU: K split over a
+//                                thread-block cluster, partial tiles added through distributed
+//                                shared memory
 //
 // Two groups of rows, each with its own data (problem.cuh): the chapter's
 // kernels, cuBLASLt's baseline and the BF16 control run the scaling the
@@ -39,12 +42,13 @@
 #include "v2_mma_sync.cuh"
 #include "v3_wgmma.cuh"
 #include "v4_warp_specialized.cuh"
+#include "v5_split_k.cuh"
 
 #include "steps/chapter.hpp"
 #include "steps/cli.hpp"
 #include "steps/device.hpp"
 
-#if STEPS_WITH_EXERCISE
+#if STEPS_WITH_EXERCISE_FP8_GEMM
 #include "yours.cuh"
 #endif
 
@@ -63,7 +67,7 @@ constexpr const char* kCublasLt = "cublaslt";
 constexpr const char* kCublasBf16 = "cublas_bf16";
 constexpr const char* kCublasLtPerTensor = "cublaslt_per_tensor";
 constexpr const char* kCublasLtPerTensorFast = "cublaslt_per_tensor_fast";
-constexpr const char* kKernelRows = "naive,mma_sync,wgmma,warp_specialized";
+constexpr const char* kKernelRows = "naive,mma_sync,wgmma,warp_specialized,split_k";
 
 /// One line on stdout when a cuBLASLt plan has chosen its algorithm: which
 /// of the heuristic's candidates won (0 = its own first choice).
@@ -108,7 +112,20 @@ private:
 /// quantized inputs; the problem line also says what each scaling costs.
 class KernelProblem : public Fp8Data {
 public:
-  KernelProblem(const steps::Options& opts, steps::Run&) : Fp8Data(opts, scaling_of(opts), true) {}
+  KernelProblem(const steps::Options& opts, steps::Run&)
+      : Fp8Data(opts, scaling_of(opts), true), stages_(static_cast<int>(opts.get("--stages"))) {}
+
+  /// The ring depth of v4 and v5 (--stages).
+  int stages() const { return stages_; }
+
+  /// v5: its plan is made on first use (the untimed verification run) and said once.
+  void run_split_k(cudaStream_t stream) {
+    if (!split_plan_) {
+      split_plan_ = std::make_unique<v5::Plan>(v5::plan(gemm(), stages_));
+      std::printf("split_k: %s\n", split_plan_->describe().c_str());
+    }
+    v5::launch(gemm(), *split_plan_, stages_, stream);
+  }
 
   std::string describe() const {
     return summary(std::string("D (bf16) = A (e4m3) * B^T (e4m3), FP32 accumulation, ") + scaling_name(scaling()));
@@ -150,6 +167,8 @@ public:
   }
 
 private:
+  int stages_;
+  std::unique_ptr<v5::Plan> split_plan_;
   v0::LtHandle lt_handle_;
   steps::DeviceBuffer<float> lt_sa_, lt_sb_; // block scales in cuBLASLt's layouts
   std::unique_ptr<v0::CublasLtFp8> lt_plan_;
@@ -178,7 +197,12 @@ std::vector<steps::GroupPtr> registry() {
                      Role::version, gamma_tensor_cores, [](Kernels& p, cudaStream_t s) { v3::launch(p.gemm(), s); }),
           fp8_row<Kernels>("warp_specialized",
                      "v4: TMA producer + 2 wgmma warpgroups, 6-stage mbarrier ring, overlapped promotion, persistent",
-                     Role::version, gamma_tensor_cores, [](Kernels& p, cudaStream_t s) { v4::launch(p.gemm(), s); }),
+                     Role::version, gamma_tensor_cores,
+                     [](Kernels& p, cudaStream_t s) { v4::launch(p.gemm(), s, p.stages()); }),
+          fp8_row<Kernels>("split_k",
+                     "v5: v4, or with too few tiles for the GPU: K split over a cluster, summed in distributed "
+                     "shared memory",
+                     Role::version, gamma_tensor_cores, [](Kernels& p, cudaStream_t s) { p.run_split_k(s); }),
           fp8_row<Kernels>("mistake_scale_after_k", "scales applied once after the whole K sum (right only per tensor)",
                      Role::mistake, gamma_cuda_cores,
                      [](Kernels& p, cudaStream_t s) { mistakes::launch<mistakes::Bug::scale_after_k>(p.gemm(), s); }),
@@ -194,7 +218,7 @@ std::vector<steps::GroupPtr> registry() {
                       "different problem: one scale per tensor; cuBLASLt FP8, FAST_ACCUM = 1 (no promotion)",
                       Role::reference, gamma_cublaslt, [](Lt& p, cudaStream_t s) { p.run(true, s); }),
       })};
-#if STEPS_WITH_EXERCISE
+#if STEPS_WITH_EXERCISE_FP8_GEMM
   groups.push_back(yours_group());
 #endif
   return groups;
@@ -272,6 +296,8 @@ steps::ChapterInfo info() {
   i.int_options.push_back({"--outlier-exponent", "E",
                            "outlier rows of A and blocks of B are 2^E times larger than the rest", kDefaultOutlierExponent,
                            0, 24});
+  i.int_options.push_back({"--stages", "S", "stages of the v4 / v5 ring (2 to 6): the pipeline depth",
+                           v4::kDefaultStages, v4::kMinStages, v4::kMaxStages});
   i.flag_options.push_back({"--per-tensor", "one FP32 scale per tensor (default: fine-grained)"});
   i.flag_options.push_back({"--fine", "fine-grained scales: A 1 x 128, B 128 x 128 (the default)"});
   i.validate = validate;

@@ -3,7 +3,8 @@
 // Change from version 3: the block's warpgroups get different jobs, and the
 // loads run as far ahead of the math as shared memory allows.
 //
-//   block = 3 warpgroups (384 threads), tile 128 x 128, kStages = 6 stages of 32 KB
+//   block = 3 warpgroups (384 threads), tile 128 x 128, 6 stages of 32 KB
+//   (--stages 2..6 picks another depth: the sweep in the lesson)
 //
 //   warpgroup 0, the producer (1 thread works; 40 registers per thread):
 //     for each tile, for each K block:
@@ -54,24 +55,29 @@
 #include <algorithm>
 #include <climits>
 #include <stdexcept>
+#include <string>
 
 namespace ch10::v4 {
 
 constexpr int kMathGroups = 2;
 constexpr int BLOCK_M = kMathGroups * wg::kMathRows, BLOCK_N = wg::kTileN; // 128 x 128
 constexpr int kThreads = 128 * (1 + kMathGroups);                           // 384
-constexpr int kStages = 6;
+/// Pipeline depths the kernel is compiled for (--stages); the default fills
+/// shared memory.
+constexpr int kMinStages = 2, kMaxStages = 6, kDefaultStages = 6;
 constexpr int kABytes = BLOCK_M * wg::kRowBytes;                            // 16 KB
 constexpr int kStageBytes = kABytes + BLOCK_N * wg::kRowBytes;              // 32 KB
 /// The epilogue buffer of one math warpgroup: 64 rows of 128 BF16 (256 B).
 constexpr int kOutRowBytes = BLOCK_N * 2;
 constexpr int kOutBytes = wg::kMathRows * kOutRowBytes;                     // 16 KB
-constexpr int kSmemBytes = kStages * kStageBytes + kMathGroups * kOutBytes + 2 * kStages * 8 + 1024;
+/// Shared memory of a block with `stages` stages: the ring, the epilogue
+/// buffers, the 2 x stages mbarriers, and 1 KB to align the ring to 1024.
+constexpr int smem_bytes(int stages) { return stages * kStageBytes + kMathGroups * kOutBytes + 2 * stages * 8 + 1024; }
 constexpr int kProducerRegs = 40, kMathRegs = 232;
 /// Tiles are handed out in groups of this many rows of tiles (see tile_at).
 constexpr int kGroupM = 8;
 
-static_assert(kSmemBytes <= 232448, "more shared memory than an H100/H200 block may have");
+static_assert(smem_bytes(kMaxStages) <= 232448, "more shared memory than an H100/H200 block may have");
 static_assert(kProducerRegs * 128 + kMathRegs * 128 * kMathGroups <= 65536, "more registers than an SM has");
 
 /// The tile that work item t covers. Consecutive t walk down a group of
@@ -89,11 +95,12 @@ __device__ __forceinline__ void tile_at(int t, int tiles_m, int tiles_n, int& m0
 
 /// Where a role is in the ring of stages: the stage, and the parity of the
 /// lap around the ring (it flips each time the stage index wraps to 0).
+template <int Stages>
 struct Ring {
   int stage = 0;
   std::uint32_t phase = 0;
   __device__ void advance() {
-    if (++stage == kStages) {
+    if (++stage == Stages) {
       stage = 0;
       phase ^= 1;
     }
@@ -101,19 +108,20 @@ struct Ring {
 };
 
 /// One math warpgroup's K loop for one tile: total = the tile's 64 x 128
-/// piece, promoted block by block. Block kb's partial sums live in partial0
+/// piece over K blocks kb0 .. kb0 + num_kb - 1, promoted block by block. Block kb's partial sums live in partial0
 /// when kb is even and in partial1 when odd: two explicit register sets and
 /// the loop unrolled by 2, so that no register array is ever indexed at run
 /// time (that would put it in local memory).
+template <int Stages>
 __device__ __forceinline__ void math_tile(const Fp8Gemm& p, const wg::Fragment& f, int n0, int math,
                                           std::uint8_t* smem, std::uint64_t* full, std::uint64_t* empty,
-                                          Ring& ring, int num_kb, float (&total)[wg::kAccum],
+                                          Ring<Stages>& ring, int kb0, int num_kb, float (&total)[wg::kAccum],
                                           float (&partial0)[wg::kAccum], float (&partial1)[wg::kAccum]) {
   const bool signals = threadIdx.x % 32 == 0; // lane 0 arrives on empty[] for its warp
-  Ring ahead = ring; // `ring`: the next block to promote; `ahead`: the next to issue
+  Ring<Stages> ahead = ring; // `ring`: the next block to promote; `ahead`: the next to issue
   // Wait for the next block's stage, issue its wgmma; its scales start loading.
   auto start = [&](float(&partial)[wg::kAccum], int kb) {
-    const wg::BlockScales sc = wg::block_scales(p, f, n0, kb);
+    const wg::BlockScales sc = wg::block_scales(p, f, n0, kb0 + kb);
     const std::uint8_t* stage = smem + ahead.stage * kStageBytes;
     ptx::mbarrier_wait(&full[ahead.stage], ahead.phase);
     wg::issue_k_block(partial, stage + math * wg::kMathRows * wg::kRowBytes, stage + kABytes);
@@ -190,17 +198,18 @@ __device__ __forceinline__ void store_tile(const Fp8Gemm& p, const float (&total
   ptx::named_barrier_sync(bar, 128);
 }
 
+template <int Stages>
 __global__ void __launch_bounds__(kThreads, 1)
     fp8_gemm_warp_specialized(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                               Fp8Gemm p) {
   extern __shared__ std::uint8_t smem_raw[];
   std::uint8_t* smem = wg::align_1024(smem_raw);
-  std::uint8_t* out = smem + kStages * kStageBytes; // kMathGroups epilogue buffers
+  std::uint8_t* out = smem + Stages * kStageBytes; // kMathGroups epilogue buffers
   auto* full = reinterpret_cast<std::uint64_t*>(out + kMathGroups * kOutBytes);
-  std::uint64_t* empty = full + kStages;
+  std::uint64_t* empty = full + Stages;
 
   if (threadIdx.x == 0) {
-    for (int s = 0; s < kStages; ++s) {
+    for (int s = 0; s < Stages; ++s) {
       ptx::mbarrier_init(&full[s], 1);                // the producer's expect_tx
       ptx::mbarrier_init(&empty[s], 4 * kMathGroups); // one per math warp
     }
@@ -218,7 +227,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     if (threadIdx.x != 0) return;
     ptx::tma_prefetch_map(&map_a);
     ptx::tma_prefetch_map(&map_b);
-    Ring ring;
+    Ring<Stages> ring;
     for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
       int m0, n0;
       tile_at(t, tiles_m, tiles_n, m0, n0);
@@ -235,23 +244,32 @@ __global__ void __launch_bounds__(kThreads, 1)
     ptx::setmaxnreg_inc<kMathRegs>();
     const int math = role - 1; // rows 64 * math .. of the tile
     const int warp_in_group = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
-    Ring ring;
+    Ring<Stages> ring;
     float partial0[wg::kAccum] = {}, partial1[wg::kAccum] = {};
     for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
       int m0, n0;
       tile_at(t, tiles_m, tiles_n, m0, n0);
       const wg::Fragment f(m0 + math * wg::kMathRows, n0, warp_in_group, lane);
       float total[wg::kAccum] = {};
-      math_tile(p, f, n0, math, smem, full, empty, ring, num_kb, total, partial0, partial1);
+      math_tile(p, f, n0, math, smem, full, empty, ring, 0, num_kb, total, partial0, partial1);
       store_tile(p, total, out + math * kOutBytes, m0 + math * wg::kMathRows, n0, 1 + math);
     }
   }
 }
 
-inline void launch(const Fp8Gemm& p, cudaStream_t stream) {
+template <int Stages>
+void launch_stages(const Fp8Gemm& p, const CUtensorMap& map_a, const CUtensorMap& map_b, int grid,
+                   cudaStream_t stream) {
+  CUDA_CHECK(cudaFuncSetAttribute(fp8_gemm_warp_specialized<Stages>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  smem_bytes(Stages)));
+  fp8_gemm_warp_specialized<Stages><<<grid, kThreads, smem_bytes(Stages), stream>>>(map_a, map_b, p);
+  CUDA_CHECK_LAUNCH();
+}
+
+/// v4 with a ring of `stages` stages (kMinStages .. kMaxStages).
+inline void launch(const Fp8Gemm& p, cudaStream_t stream, int stages = kDefaultStages) {
   const CUtensorMap map_a = make_tensor_map_k_major(p.a, p.m, p.k, BLOCK_M);
   const CUtensorMap map_b = make_tensor_map_k_major(p.b, p.n, p.k, BLOCK_N);
-  CUDA_CHECK(cudaFuncSetAttribute(fp8_gemm_warp_specialized, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
   int device = 0, sms = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
@@ -260,8 +278,14 @@ inline void launch(const Fp8Gemm& p, cudaStream_t stream) {
   const long long tiles = static_cast<long long>(steps::ceil_div(p.m, BLOCK_M)) * steps::ceil_div(p.n, BLOCK_N);
   if (tiles > INT_MAX) throw std::invalid_argument("v4: more than 2^31 - 1 tiles");
   const int grid = static_cast<int>(std::min<long long>(sms, tiles));
-  fp8_gemm_warp_specialized<<<grid, kThreads, kSmemBytes, stream>>>(map_a, map_b, p);
-  CUDA_CHECK_LAUNCH();
+  switch (stages) {
+  case 2: launch_stages<2>(p, map_a, map_b, grid, stream); break;
+  case 3: launch_stages<3>(p, map_a, map_b, grid, stream); break;
+  case 4: launch_stages<4>(p, map_a, map_b, grid, stream); break;
+  case 5: launch_stages<5>(p, map_a, map_b, grid, stream); break;
+  case 6: launch_stages<6>(p, map_a, map_b, grid, stream); break;
+  default: throw std::invalid_argument("v4: " + std::to_string(stages) + " stages (compiled for 2 to 6)");
+  }
 }
 
 } // namespace ch10::v4
