@@ -50,10 +50,10 @@ inline std::string parity_hint(int barrier, int lap, int parity, int expected) {
 /// then "  Hint: ..." lines.
 inline std::string explain(const Report& r) {
   std::ostringstream os;
-  const auto ev = static_cast<Event>(r.event);
+  const auto ev = static_cast<Finding>(r.event);
   const std::string bar = barrier_name(r.barrier, r.stage);
   switch (ev) {
-  case Event::deadlock: {
+  case Finding::deadlock: {
     os << "deadlock: " << who(r) << " waited more than " << r.timeout_s << " s on " << bar << " for parity "
        << r.parity;
     if (r.checked) os << " (lap " << r.lap << " around the ring, chunk " << r.chunk << ")";
@@ -111,18 +111,18 @@ inline std::string explain(const Report& r) {
           "reach, or bytes announced that never come.";
     break;
   }
-  case Event::bad_init_count:
+  case Finding::bad_init_count:
     os << "ring protocol: " << bar << " was initialised for " << r.value
        << " arrivals per phase.\n  Hint: a count is how many arrive calls complete one phase (at least 1): "
           "full[s] gets the producer's one arrive_expect_tx per chunk, empty[s] one arrival per consumer warp "
           "that releases the stage (TODO 1).";
     break;
-  case Event::stage_out_of_ring:
+  case Finding::stage_out_of_ring:
     os << "ring protocol: " << who(r) << " used stage " << r.stage << " (" << bar << "), outside the ring (0 .. "
        << kStages - 1 << ").\n  Hint: Ring::advance must wrap the stage back to 0 after stage " << kStages - 1
        << " (and flip the phase there).";
     break;
-  case Event::wrong_stage:
+  case Finding::wrong_stage:
     os << "ring protocol: " << who(r) << " waited on " << bar << " for its chunk number "
        << r.lap * kStages + r.expected_stage << " of this block, which lives in stage " << r.expected_stage
        << ".\n  Hint: every role walks the ring in the same order, 0, 1, ..., " << kStages - 1
@@ -130,45 +130,45 @@ inline std::string explain(const Report& r) {
           "each chunk). A wait on another stage says nothing about this one: the producer would overwrite a "
           "stage still in use.";
     break;
-  case Event::passed_wrong_parity:
+  case Finding::passed_wrong_parity:
     os << "ring protocol: " << who(r) << " got through its wait on " << bar << " for parity " << r.parity
        << " on lap " << r.lap << " (chunk " << r.chunk << "), but lap " << r.lap << " needs parity "
        << r.expected_parity << (r.barrier == kFull ? ": it read the stage before this lap's data had arrived."
                                                    : ": it refilled the stage before the consumers released it.")
        << "\n  Hint: " << parity_hint(r.barrier, r.lap, r.parity, r.expected_parity);
     break;
-  case Event::load_without_wait:
+  case Finding::load_without_wait:
     os << "ring protocol: " << who(r) << " started copying a chunk into stage " << r.stage
        << " without waiting on empty[" << r.stage << "] first"
        << (r.value >= 0 ? " (its last wait was on empty[" + std::to_string(r.value) + "])" : std::string())
        << ": a stage reused before it was released.\n  Hint: before each load, wait on empty[ring.stage]: the "
           "consumers may still be reading the chunk of the previous lap.";
     break;
-  case Event::expect_tx_mismatch:
+  case Finding::expect_tx_mismatch:
     os << "ring protocol: " << who(r) << " announced " << r.value << " bytes on full[" << r.stage
        << "] (arrive_expect_tx), but the copy of this chunk brings " << r.expected << " bytes.\n  Hint: the phase of "
        << "full[] completes when exactly the announced bytes have landed: announce more and the consumers wait "
           "forever, fewer and they may read a half-copied stage. The last chunk is short: announce "
           "chunk_elements(p, c) bytes.";
     break;
-  case Event::convert_without_wait:
+  case Finding::convert_without_wait:
     os << "ring protocol: " << who(r) << " read stage " << r.stage << " without waiting on full[" << r.stage
        << "] first.\n  Hint: the chunk is only in shared memory once full[stage] has completed this lap's phase.";
     break;
-  case Event::store_before_fence:
+  case Finding::store_before_fence:
     os << "ring protocol: " << who(r) << ": bulk store of stage " << r.stage
        << " issued before fence.proxy.async after the shared-memory writes (" << r.value << " of the "
        << r.expected << " consumer threads had fenced theirs).\n  Hint: the copy engine reads shared memory "
           "through the async proxy, which does not see ordinary stores in order: every thread that wrote the "
           "stage calls fence_proxy_async() after its writes and before the barrier that precedes the store.";
     break;
-  case Event::release_before_read:
+  case Finding::release_before_read:
     os << "ring protocol: " << who(r) << " released stage " << r.stage << " (arrive on empty[" << r.stage
        << "]) while its bulk store of that stage may still be reading shared memory.\n  Hint: "
           "cp.async.bulk.wait_group.read 0 (wait_store_read()) before the arrive: otherwise the producer may "
           "refill the stage, and the consumers overwrite out[], under the store.";
     break;
-  case Event::arrivals_mismatch: {
+  case Finding::arrivals_mismatch: {
     const int uses = r.stage >= 0 && r.stage < kStages ? r.stages[r.stage].loads : 0;
     os << "ring protocol: " << bar << " was initialised for " << (uses > 0 ? r.expected / uses : 0)
        << " arrivals per phase, but its " << uses << " use(s) brought " << r.value
@@ -184,7 +184,7 @@ inline std::string explain(const Report& r) {
       os << "full[s] gets one arrival per use: the producer's arrive_expect_tx.";
     break;
   }
-  case Event::none:
+  case Finding::none:
   default:
     os << "the kernel stopped (event " << r.event << ") without a report that the grader understands.";
     break;

@@ -104,7 +104,7 @@ __device__ __forceinline__ int barrier_of(const std::uint64_t* bars) {
 
 /// Writes the report (the first thread of the launch to get here) and stops
 /// the kernel: after __trap() the launch fails with an error.
-__device__ __noinline__ void report_and_trap(Event event, int barrier, int stage, int parity, int lap,
+__device__ __noinline__ void report_and_trap(Finding event, int barrier, int stage, int parity, int lap,
                                              int expected_stage, int expected_parity, long long value,
                                              long long expected) {
   Shared& sm = shared();
@@ -178,7 +178,7 @@ __device__ __forceinline__ void check_stage(int barrier, int stage) {
 #if STEPS_RING_CHECKED
   if (stage < 0 || stage >= kStages) {
     const int it = iteration() > 0 ? iteration() - 1 : 0;
-    report_and_trap(Event::stage_out_of_ring, barrier, stage, -1, it / kStages, it % kStages, -1, stage, 0);
+    report_and_trap(Finding::stage_out_of_ring, barrier, stage, -1, it / kStages, it % kStages, -1, stage, 0);
   }
 #else
   (void)barrier, (void)stage;
@@ -194,7 +194,7 @@ __device__ __forceinline__ void init(std::uint64_t* bars, int stage, int count) 
   check_stage(barrier, stage);
 #if STEPS_RING_CHECKED
   if (count < 1 || count >= (1 << 20))
-    report_and_trap(Event::bad_init_count, barrier, stage, -1, -1, -1, -1, count, 0);
+    report_and_trap(Finding::bad_init_count, barrier, stage, -1, -1, -1, -1, count, 0);
   StageShadow& st = shared().shadow.stage[stage];
   (barrier == kFull ? st.full_init : st.empty_init) = count;
 #endif
@@ -236,9 +236,9 @@ __device__ __forceinline__ void wait(std::uint64_t* bars, int stage, std::uint32
   // L - 1, released by the consumers' previous lap (parity 1 on lap 0).
   want_parity = (lap & 1) ^ (barrier == kEmpty ? 1 : 0);
   if (stage < 0 || stage >= kStages)
-    report_and_trap(Event::stage_out_of_ring, barrier, stage, p, lap, want_stage, want_parity, stage, 0);
+    report_and_trap(Finding::stage_out_of_ring, barrier, stage, p, lap, want_stage, want_parity, stage, 0);
   if (stage != want_stage)
-    report_and_trap(Event::wrong_stage, barrier, stage, p, lap, want_stage, want_parity, stage, want_stage);
+    report_and_trap(Finding::wrong_stage, barrier, stage, p, lap, want_stage, want_parity, stage, want_stage);
   WarpWait& ww = sh.warp[threadIdx.x / 32];
   if (threadIdx.x % 32 == 0) {
     ww.barrier = barrier;
@@ -252,12 +252,12 @@ __device__ __forceinline__ void wait(std::uint64_t* bars, int stage, std::uint32
   const std::uint64_t start = now_ns();
   while (!try_wait(&bars[stage], parity)) {
     if (now_ns() - start > sm.timeout_ns)
-      report_and_trap(Event::deadlock, barrier, stage, p, lap, want_stage, want_parity, 0, 0);
+      report_and_trap(Finding::deadlock, barrier, stage, p, lap, want_stage, want_parity, 0, 0);
   }
 #if STEPS_RING_CHECKED
   if (threadIdx.x % 32 == 0) ww.waiting = 0;
   if (p != want_parity)
-    report_and_trap(Event::passed_wrong_parity, barrier, stage, p, lap, want_stage, want_parity, p, want_parity);
+    report_and_trap(Finding::passed_wrong_parity, barrier, stage, p, lap, want_stage, want_parity, p, want_parity);
   sh.waits[threadIdx.x] = it + 1;
   sh.waited[threadIdx.x] = stage;
 #endif
@@ -271,7 +271,7 @@ __device__ __forceinline__ void arrive(std::uint64_t* bars, int stage) {
   Shadow& sh = shared().shadow;
   const int it = iteration() - 1;
   if (barrier == kEmpty && sh.unread[threadIdx.x])
-    report_and_trap(Event::release_before_read, barrier, stage, -1, it / kStages, it % kStages, -1, 0, 0);
+    report_and_trap(Finding::release_before_read, barrier, stage, -1, it / kStages, it % kStages, -1, 0, 0);
   atomicAdd(barrier == kFull ? &sh.stage[stage].full_arrivals : &sh.stage[stage].empty_arrivals, 1);
 #endif
   ch10::ptx::mbarrier_arrive(&bars[stage]);
@@ -309,10 +309,10 @@ __device__ __forceinline__ void load(const Params& p, int stage, int c) {
   Shadow& sh = sm.shadow;
   const int it = iteration() - 1;
   if (sh.waited[threadIdx.x] != stage)
-    report_and_trap(Event::load_without_wait, kEmpty, stage, -1, it < 0 ? 0 : it / kStages, stage, -1,
+    report_and_trap(Finding::load_without_wait, kEmpty, stage, -1, it < 0 ? 0 : it / kStages, stage, -1,
                     sh.waited[threadIdx.x], stage);
   if (sh.stage[stage].expect_bytes != bytes)
-    report_and_trap(Event::expect_tx_mismatch, kFull, stage, -1, it / kStages, it % kStages, -1,
+    report_and_trap(Finding::expect_tx_mismatch, kFull, stage, -1, it / kStages, it % kStages, -1,
                     sh.stage[stage].expect_bytes, bytes);
   sh.waited[threadIdx.x] = -1;
   ++sh.stage[stage].loads;
@@ -337,7 +337,7 @@ __device__ __forceinline__ void convert(const Params& p, int stage, int c) {
   Shadow& sh = sm.shadow;
   const int it = iteration() - 1;
   if (sh.waited[threadIdx.x] != stage)
-    report_and_trap(Event::convert_without_wait, kFull, stage, -1, it < 0 ? 0 : it / kStages, stage, -1,
+    report_and_trap(Finding::convert_without_wait, kFull, stage, -1, it < 0 ? 0 : it / kStages, stage, -1,
                     sh.waited[threadIdx.x], stage);
   sh.waited[threadIdx.x] = -1;
   // Dawdle between reading and converting on some chunks: a stage reused
@@ -403,7 +403,7 @@ __device__ __forceinline__ void store(const Params& p, int stage, int c) {
   // next use cannot start before this store's release.
   const int fenced = atomicAdd(&sh.stage[stage].fenced, 0) - kConsumers * (it / kStages);
   if (fenced != kConsumers)
-    report_and_trap(Event::store_before_fence, kFull, stage, -1, it / kStages, it % kStages, -1, fenced, kConsumers);
+    report_and_trap(Finding::store_before_fence, kFull, stage, -1, it / kStages, it % kStages, -1, fenced, kConsumers);
   sh.unread[threadIdx.x] = 1;
 #endif
   std::uint16_t* dst = p.y + static_cast<std::size_t>(c) * kChunk;
@@ -459,10 +459,10 @@ __device__ __forceinline__ void end() {
       const StageShadow& st = sh.stage[s];
       if (st.loads == 0) continue;
       if (st.full_arrivals != st.full_init * st.loads)
-        report_and_trap(Event::arrivals_mismatch, kFull, s, -1, -1, s, -1, st.full_arrivals,
+        report_and_trap(Finding::arrivals_mismatch, kFull, s, -1, -1, s, -1, st.full_arrivals,
                         static_cast<long long>(st.full_init) * st.loads);
       if (st.empty_arrivals != st.empty_init * st.loads)
-        report_and_trap(Event::arrivals_mismatch, kEmpty, s, -1, -1, s, -1, st.empty_arrivals,
+        report_and_trap(Finding::arrivals_mismatch, kEmpty, s, -1, -1, s, -1, st.empty_arrivals,
                         static_cast<long long>(st.empty_init) * st.loads);
     }
 #endif

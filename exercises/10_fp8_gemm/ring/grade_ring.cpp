@@ -94,7 +94,7 @@ void stop_if_reported(const std::string& shape) {
   if (v->event == 0) return;
   Report r;
   std::memcpy(&r, const_cast<const Report*>(v), sizeof r);
-  const bool hang = static_cast<Event>(r.event) == Event::deadlock;
+  const bool hang = static_cast<Finding>(r.event) == Finding::deadlock;
   std::fflush(stdout);
   std::printf("\nFAILED: %s: %s\n", shape.c_str(), explain(r).c_str());
   std::printf("(the kernel stopped itself with __trap(); the GPU is unusable for the rest of this process, so the "

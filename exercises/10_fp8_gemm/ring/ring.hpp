@@ -33,7 +33,7 @@ int blocks_for(long long n);
 /// What a block of the ring was doing when it stopped itself (the event) and
 /// the state of its ring then. Written by the GPU into mapped host memory
 /// just before __trap(), read by the grader after the launch failed.
-enum class Event : int {
+enum class Finding : int {
   none = 0,
   deadlock,               ///< a wait on full[] or empty[] took longer than Watch::timeout_s
   bad_init_count,         ///< a barrier initialised with fewer than 1 arrival per phase
@@ -68,7 +68,7 @@ struct WarpWait {
 };
 
 struct Report {
-  int event;                       ///< an Event; written last
+  int event;                       ///< a Finding; written last
   int checked;                     ///< 1: a checked build (the shadow below is filled)
   int block, warp, lane, grid;
   int barrier, stage, parity;      ///< the barrier and stage of the event, the parity used

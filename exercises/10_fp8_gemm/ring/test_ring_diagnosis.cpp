@@ -13,7 +13,7 @@ using namespace ex10::ring;
 
 /// A checked report of the solution's barrier counts (1 and 4), stage 0
 /// used `loads` times, no warp waiting.
-Report base(Event event, int loads = 1) {
+Report base(Finding event, int loads = 1) {
   Report r{};
   r.event = static_cast<int>(event);
   r.checked = 1;
@@ -35,7 +35,7 @@ bool has(const std::string& text, const std::string& part) { return text.find(pa
 } // namespace
 
 TEST_CASE("deadlock: the producer's first wait with parity 0 (producer_parity_flipped)", "[ring]") {
-  Report r = base(Event::deadlock, 0);
+  Report r = base(Finding::deadlock, 0);
   r.warp = 1; // a consumer reported first: the diagnosis must still find the producer's parity
   r.barrier = kFull;
   r.stage = 0;
@@ -53,7 +53,7 @@ TEST_CASE("deadlock: the producer's first wait with parity 0 (producer_parity_fl
 
 TEST_CASE("deadlock: the consumers' first wait with parity 1 after the copy landed (consumer_parity_flipped)",
           "[ring]") {
-  Report r = base(Event::deadlock, 1);
+  Report r = base(Finding::deadlock, 1);
   r.warp = 0;
   r.barrier = kEmpty;
   r.parity = 0;
@@ -68,7 +68,7 @@ TEST_CASE("deadlock: the consumers' first wait with parity 1 after the copy land
 }
 
 TEST_CASE("deadlock: empty[] expects one arrival too many (empty_count_too_large)", "[ring]") {
-  Report r = base(Event::deadlock, 1);
+  Report r = base(Finding::deadlock, 1);
   r.stages[0].empty_init = kConsumerWarps + 1;
   r.stages[0].empty_arrivals = kConsumerWarps;
   r.barrier = kEmpty;
@@ -82,7 +82,7 @@ TEST_CASE("deadlock: empty[] expects one arrival too many (empty_count_too_large
 }
 
 TEST_CASE("deadlock: full[] expects one arrival per consumer warp (full_count_per_warp)", "[ring]") {
-  Report r = base(Event::deadlock, 1);
+  Report r = base(Finding::deadlock, 1);
   for (auto& st : r.stages) st.full_init = kConsumerWarps;
   r.warp = 2;
   r.barrier = kFull;
@@ -97,7 +97,7 @@ TEST_CASE("deadlock: full[] expects one arrival per consumer warp (full_count_pe
 }
 
 TEST_CASE("deadlock: nobody releases a stage (the stub's TODO 7)", "[ring]") {
-  Report r = base(Event::deadlock, 1);
+  Report r = base(Finding::deadlock, 1);
   r.barrier = kEmpty;
   r.warps[0] = WarpWait{1, kEmpty, 0, 0, 1, 0};
   const std::string m = explain(r);
@@ -107,7 +107,7 @@ TEST_CASE("deadlock: nobody releases a stage (the stub's TODO 7)", "[ring]") {
 
 TEST_CASE("deadlock in an unchecked build: the reporter only", "[ring]") {
   Report r{};
-  r.event = static_cast<int>(Event::deadlock);
+  r.event = static_cast<int>(Finding::deadlock);
   r.timeout_s = 2;
   r.warp = 0;
   r.barrier = kEmpty;
@@ -121,7 +121,7 @@ TEST_CASE("deadlock in an unchecked build: the reporter only", "[ring]") {
 
 TEST_CASE("a wait passed with the parity of the wrong lap", "[ring]") {
   SECTION("consumer_parity_flipped: parity 1 on lap 0") {
-    Report r = base(Event::passed_wrong_parity);
+    Report r = base(Finding::passed_wrong_parity);
     r.warp = 3;
     r.barrier = kFull;
     r.parity = 1;
@@ -134,7 +134,7 @@ TEST_CASE("a wait passed with the parity of the wrong lap", "[ring]") {
     CHECK(has(m, "ring.phase"));
   }
   SECTION("phase_never_flips: a consumer on lap 1 with parity 0") {
-    Report r = base(Event::passed_wrong_parity);
+    Report r = base(Finding::passed_wrong_parity);
     r.warp = 1;
     r.barrier = kFull;
     r.parity = 0;
@@ -146,7 +146,7 @@ TEST_CASE("a wait passed with the parity of the wrong lap", "[ring]") {
     CHECK(has(m, "phase ^= 1"));
   }
   SECTION("phase_never_flips: the producer on lap 1 with parity 1") {
-    Report r = base(Event::passed_wrong_parity);
+    Report r = base(Finding::passed_wrong_parity);
     r.barrier = kEmpty;
     r.parity = 1;
     r.lap = 1;
@@ -160,7 +160,7 @@ TEST_CASE("a wait passed with the parity of the wrong lap", "[ring]") {
 
 TEST_CASE("protocol steps out of turn", "[ring]") {
   SECTION("stage_not_wrapping") {
-    Report r = base(Event::stage_out_of_ring);
+    Report r = base(Finding::stage_out_of_ring);
     r.barrier = kFull;
     r.stage = kStages;
     const std::string m = explain(r);
@@ -169,7 +169,7 @@ TEST_CASE("protocol steps out of turn", "[ring]") {
     CHECK(has(m, "wrap the stage back to 0"));
   }
   SECTION("empty_wait_wrong_stage") {
-    Report r = base(Event::wrong_stage);
+    Report r = base(Finding::wrong_stage);
     r.barrier = kEmpty;
     r.stage = 2;
     r.lap = 0;
@@ -179,7 +179,7 @@ TEST_CASE("protocol steps out of turn", "[ring]") {
     CHECK(has(m, "waited on empty[2] for its chunk number 1 of this block, which lives in stage 1"));
   }
   SECTION("no_empty_wait") {
-    Report r = base(Event::load_without_wait);
+    Report r = base(Finding::load_without_wait);
     r.stage = 0;
     r.value = -1;
     const std::string m = explain(r);
@@ -188,7 +188,7 @@ TEST_CASE("protocol steps out of turn", "[ring]") {
     CHECK(has(m, "reused before it was released"));
   }
   SECTION("expect_tx_full_chunk") {
-    Report r = base(Event::expect_tx_mismatch);
+    Report r = base(Finding::expect_tx_mismatch);
     r.stage = 0;
     r.value = kChunk;
     r.expected = 16;
@@ -197,7 +197,7 @@ TEST_CASE("protocol steps out of turn", "[ring]") {
     CHECK(has(m, "announced 8192 bytes on full[0] (arrive_expect_tx), but the copy of this chunk brings 16 bytes"));
   }
   SECTION("missing_fence") {
-    Report r = base(Event::store_before_fence);
+    Report r = base(Finding::store_before_fence);
     r.warp = 1;
     r.stage = 1;
     r.value = 0;
@@ -208,7 +208,7 @@ TEST_CASE("protocol steps out of turn", "[ring]") {
     CHECK(has(m, "(0 of the 128 consumer threads had fenced theirs)"));
   }
   SECTION("missing_wait_read") {
-    Report r = base(Event::release_before_read);
+    Report r = base(Finding::release_before_read);
     r.warp = 1;
     r.stage = 2;
     const std::string m = explain(r);
@@ -217,7 +217,7 @@ TEST_CASE("protocol steps out of turn", "[ring]") {
     CHECK(has(m, "wait_group.read 0"));
   }
   SECTION("the stub: a barrier count of 0") {
-    Report r = base(Event::bad_init_count);
+    Report r = base(Finding::bad_init_count);
     r.barrier = kFull;
     r.stage = 0;
     r.value = 0;
@@ -229,7 +229,7 @@ TEST_CASE("protocol steps out of turn", "[ring]") {
 
 TEST_CASE("arrivals per use differ from the count (found at the end of the kernel)", "[ring]") {
   SECTION("empty_count_too_small: 3 per phase, 4 per use") {
-    Report r = base(Event::arrivals_mismatch, 2);
+    Report r = base(Finding::arrivals_mismatch, 2);
     r.barrier = kEmpty;
     r.stage = 0;
     r.stages[0].empty_init = kConsumerWarps - 1;
@@ -241,7 +241,7 @@ TEST_CASE("arrivals per use differ from the count (found at the end of the kerne
     CHECK(has(m, "overwrite a chunk that is still being read"));
   }
   SECTION("arrive_every_thread: 128 per use") {
-    Report r = base(Event::arrivals_mismatch, 1);
+    Report r = base(Finding::arrivals_mismatch, 1);
     r.barrier = kEmpty;
     r.stage = 0;
     r.value = 128;
@@ -251,7 +251,7 @@ TEST_CASE("arrivals per use differ from the count (found at the end of the kerne
     CHECK(has(m, "initialised for 4 arrivals per phase, but its 1 use(s) brought 128 arrivals"));
   }
   SECTION("empty_count_too_large on a shape without a second lap") {
-    Report r = base(Event::arrivals_mismatch, 1);
+    Report r = base(Finding::arrivals_mismatch, 1);
     r.barrier = kEmpty;
     r.stage = 0;
     r.stages[0].empty_init = kConsumerWarps + 1;
