@@ -56,6 +56,7 @@
 #include <climits>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 namespace ch10::v4 {
 
@@ -257,6 +258,21 @@ __global__ void __launch_bounds__(kThreads, 1)
   }
 }
 
+/// Calls f(std::integral_constant<int, S>{}) with S = `stages`: the ring
+/// depth as a compile-time constant (v4 and v5 are compiled for each).
+template <class F>
+decltype(auto) with_stages(int stages, F&& f) {
+  switch (stages) {
+  case 2: return f(std::integral_constant<int, 2>{});
+  case 3: return f(std::integral_constant<int, 3>{});
+  case 4: return f(std::integral_constant<int, 4>{});
+  case 5: return f(std::integral_constant<int, 5>{});
+  case 6: return f(std::integral_constant<int, 6>{});
+  default: throw std::invalid_argument(std::to_string(stages) + " stages (v4 and v5 are compiled for 2 to 6)");
+  }
+}
+static_assert(kMinStages == 2 && kMaxStages == 6, "with_stages lists the depths one by one");
+
 template <int Stages>
 void launch_stages(const Fp8Gemm& p, const CUtensorMap& map_a, const CUtensorMap& map_b, int grid,
                    cudaStream_t stream) {
@@ -278,14 +294,7 @@ inline void launch(const Fp8Gemm& p, cudaStream_t stream, int stages = kDefaultS
   const long long tiles = static_cast<long long>(steps::ceil_div(p.m, BLOCK_M)) * steps::ceil_div(p.n, BLOCK_N);
   if (tiles > INT_MAX) throw std::invalid_argument("v4: more than 2^31 - 1 tiles");
   const int grid = static_cast<int>(std::min<long long>(sms, tiles));
-  switch (stages) {
-  case 2: launch_stages<2>(p, map_a, map_b, grid, stream); break;
-  case 3: launch_stages<3>(p, map_a, map_b, grid, stream); break;
-  case 4: launch_stages<4>(p, map_a, map_b, grid, stream); break;
-  case 5: launch_stages<5>(p, map_a, map_b, grid, stream); break;
-  case 6: launch_stages<6>(p, map_a, map_b, grid, stream); break;
-  default: throw std::invalid_argument("v4: " + std::to_string(stages) + " stages (compiled for 2 to 6)");
-  }
+  with_stages(stages, [&](auto depth) { launch_stages<decltype(depth)::value>(p, map_a, map_b, grid, stream); });
 }
 
 } // namespace ch10::v4

@@ -264,26 +264,12 @@ void launch_stages(const Fp8Gemm& p, const Plan& plan, cudaStream_t stream) {
 /// The plan for problem `p` with a ring of `stages` stages (made once per
 /// problem: it asks the occupancy calculator).
 inline Plan plan(const Fp8Gemm& p, int stages) {
-  switch (stages) {
-  case 2: return plan_stages<2>(p);
-  case 3: return plan_stages<3>(p);
-  case 4: return plan_stages<4>(p);
-  case 5: return plan_stages<5>(p);
-  case 6: return plan_stages<6>(p);
-  default: throw std::invalid_argument("v5: " + std::to_string(stages) + " stages (compiled for 2 to 6)");
-  }
+  return v4::with_stages(stages, [&](auto depth) { return plan_stages<decltype(depth)::value>(p); });
 }
 
 inline void launch(const Fp8Gemm& p, const Plan& plan, int stages, cudaStream_t stream) {
   if (plan.splits == 1) return v4::launch(p, stream, stages);
-  switch (stages) {
-  case 2: return launch_stages<2>(p, plan, stream);
-  case 3: return launch_stages<3>(p, plan, stream);
-  case 4: return launch_stages<4>(p, plan, stream);
-  case 5: return launch_stages<5>(p, plan, stream);
-  case 6: return launch_stages<6>(p, plan, stream);
-  default: throw std::invalid_argument("v5: " + std::to_string(stages) + " stages (compiled for 2 to 6)");
-  }
+  v4::with_stages(stages, [&](auto depth) { launch_stages<decltype(depth)::value>(p, plan, stream); });
 }
 
 } // namespace ch10::v5
