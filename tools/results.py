@@ -376,7 +376,8 @@ def stages_chart(runs, out_png):
 #            | moved    GB/s the hardware moved (hw_bytes / time)
 #            | err      relative L2 error
 #            | bytes | flops | gb (bytes / 1e9) | hw_bytes
-#            | x.NAME   an extra column (x.regs, x.occ_%: '_' stands for ' ')
+#            | x.NAME   an extra column (x.regs, x.occ_%: '_' stands for ' ',
+#                     '~' for '/': x.KiB_in_flight~SM)
 #            | [MACHINE '/'] 'prof:' TEST ':' NAME    a value a profile test
 #              measured (docs/results/MACHINE.profile.json, written by
 #              ./tutorial bench --profile): TEST is the test's name without
@@ -498,7 +499,7 @@ def row_field(r, row, field):
         return row["bytes"] / 1e9, ".2f"
     if field.startswith("x."):
         extras = row.get("extras") or {}
-        name = field[2:].replace("_", " ")
+        name = field[2:].replace("_", " ").replace("~", "/")
         if name not in extras:
             raise MarkError(f"row '{row['name']}' has no extra '{name}' (it has: {', '.join(extras) or 'none'})")
         return extras[name], "g"
@@ -529,8 +530,8 @@ def chapter_field(data, r, field):
 
 
 PROF = re.compile(r"(?:(?P<machine>\d*[A-Za-z][A-Za-z0-9_-]*)/)?prof:(?P<test>\d\d_[A-Za-z0-9_]+\.[A-Za-z0-9_]+):(?P<name>[A-Za-z_][A-Za-z0-9_]*)")
-REF = re.compile(r"(?:(?P<machine>\d*[A-Za-z][A-Za-z0-9_-]*)/)?(?P<run>\d\d(?:@[^:\s()*/+]+)?):(?P<rest>[A-Za-z_][A-Za-z0-9_.%-]*(?::[A-Za-z_][A-Za-z0-9_.%-]*)?)")
-TOKEN = re.compile(r"\s*(?:(?P<prof>(?:\d*[A-Za-z][A-Za-z0-9_-]*/)?prof:\d\d_[A-Za-z0-9_]+\.[A-Za-z0-9_]+:[A-Za-z_][A-Za-z0-9_]*)|(?P<ref>(?:\d*[A-Za-z][A-Za-z0-9_-]*/)?\d\d(?:@[^:\s()*/+]+)?:[A-Za-z_][A-Za-z0-9_.%-]*(?::[A-Za-z_][A-Za-z0-9_.%-]*)?)"
+REF = re.compile(r"(?:(?P<machine>\d*[A-Za-z][A-Za-z0-9_-]*)/)?(?P<run>\d\d(?:@[^:\s()*/+]+)?):(?P<rest>[A-Za-z_][A-Za-z0-9_.%-]*(?::[A-Za-z_][A-Za-z0-9_.%~-]*)?)")
+TOKEN = re.compile(r"\s*(?:(?P<prof>(?:\d*[A-Za-z][A-Za-z0-9_-]*/)?prof:\d\d_[A-Za-z0-9_]+\.[A-Za-z0-9_]+:[A-Za-z_][A-Za-z0-9_]*)|(?P<ref>(?:\d*[A-Za-z][A-Za-z0-9_-]*/)?\d\d(?:@[^:\s()*/+]+)?:[A-Za-z_][A-Za-z0-9_.%-]*(?::[A-Za-z_][A-Za-z0-9_.%~-]*)?)"
                    r"|(?P<num>\d+(?:\.\d+)?)|(?P<op>[-+*/()]))")
 
 

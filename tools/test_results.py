@@ -40,7 +40,7 @@ RUN = {
          "verified": "yes"},
         {"name": "slow", "role": "version", "problem": 0, "bytes": 3_000_000_000, "flops": 0,
          "hw_bytes": 6_000_000_000, "median_ms": 1.5, "value": 2000.0, "ratio_to_baseline": 0.5,
-         "pct_of_peak": 50.0, "speedup": 1.0, "verified": "yes", "extras": {"occ %": 12.5}},
+         "pct_of_peak": 50.0, "speedup": 1.0, "verified": "yes", "extras": {"occ %": 12.5, "KiB/SM": 48}},
         {"name": "fast", "role": "version", "problem": 0, "bytes": 3_000_000_000, "flops": 0, "hw_bytes": 0,
          "median_ms": 0.76923, "value": 3900.0, "ratio_to_baseline": 0.975, "pct_of_peak": 97.5,
          "speedup": 1.95, "verified": "yes"},
@@ -92,7 +92,7 @@ class Marks(unittest.TestCase):
             "01:fast:ms": "0.77", "01:fast:ms|.4f": "0.7692", "01:slow:moved": "4000", "01:fast:bound": "0.7500",
             "01:fast:value/01:slow:value": "1.95", "(1 - 01:slow:value/01:fast:value)*100|.0f": "49",
             "01:peak": "4000", "01:goal": "0.97", "01:goal.fast|.3f": "0.975", "01:gpu.sms": "132",
-            "01@2^22:fast:base": "1.50", "H200/01:fast:speedup": "1.95", "01:slow:x.occ_%": "12.5",
+            "01@2^22:fast:base": "1.50", "H200/01:fast:speedup": "1.95", "01:slow:x.occ_%": "12.5", "01:slow:x.KiB~SM": "48",
         }
         for expr, want in cases.items():
             self.assertEqual(results.evaluate(r, expr)[1], want, expr)
