@@ -216,6 +216,16 @@ def shapes_table(runs):
     return out + f"\n*{r['gpu']['name']}, `{r['binary']}`, {r['date'][:10]}; all rows from one `./tutorial bench`.*\n"
 
 
+def save_chart(fig, ax, out_png):
+    """The charts' common ending: no top or right frame, tight, saved, closed."""
+    import matplotlib.pyplot as plt
+
+    ax.spines[["top", "right"]].set_visible(False)
+    fig.tight_layout()
+    fig.savefig(out_png)
+    plt.close(fig)
+
+
 def chart(r, out_png):
     import matplotlib
     matplotlib.use("Agg")
@@ -240,10 +250,7 @@ def chart(r, out_png):
         ax.set_xlim(0, max(values) * 1.15)
     ax.set_xlabel(r["metric"])
     ax.set_title(f"Chapter {r['chapter']}: {r['title']} on {r['gpu']['name']}", fontsize=10)
-    ax.spines[["top", "right"]].set_visible(False)
-    fig.tight_layout()
-    fig.savefig(out_png)
-    plt.close(fig)
+    save_chart(fig, ax, out_png)
 
 
 def littles_law_chart(r, out_png):
@@ -287,10 +294,7 @@ def littles_law_chart(r, out_png):
     ax.set_ylim(0, (cap or max(x["value"] for x in points)) * 1.12)
     ax.set_title(f"Bandwidth needs bytes in flight: {r['gpu']['name']}, DRAM latency {latency_ns:.0f} ns", fontsize=10)
     ax.legend(fontsize=8, loc="lower right")
-    ax.spines[["top", "right"]].set_visible(False)
-    fig.tight_layout()
-    fig.savefig(out_png)
-    plt.close(fig)
+    save_chart(fig, ax, out_png)
     return True
 
 
@@ -326,10 +330,7 @@ def stages_chart(runs, out_png):
     shape = re.search(r"M x N x K = ([0-9]+ x [0-9]+ x [0-9]+)", r["problem"])
     ax.set_title(f"Pipeline depth: {shape.group(1) if shape else ''} on {r['gpu']['name']}", fontsize=10)
     ax.legend(fontsize=8, loc="lower right")
-    ax.spines[["top", "right"]].set_visible(False)
-    fig.tight_layout()
-    fig.savefig(out_png)
-    plt.close(fig)
+    save_chart(fig, ax, out_png)
     return True
 
 
