@@ -142,6 +142,40 @@ __device__ __forceinline__ void tma_load_2d(void* dst, const void* map, std::uin
       : "memory");
 }
 
+/// Starts a TMA copy of the box in shared memory at `src` to (`c0`, `c1`)
+/// of the tensor `map` describes (c0 innermost: the column, c1 the row).
+/// Parts of the box past the tensor are not written. It reads `src` for a
+/// while after this returns: close it into a bulk group (bulk_commit) and
+/// wait with bulk_wait_read before writing `src` again.
+__device__ __forceinline__ void tma_store_2d(const void* map, const void* src, int c0, int c1) {
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];\n" ::"l"(
+                   reinterpret_cast<std::uint64_t>(map)),
+               "r"(smem_addr(src)), "r"(c0), "r"(c1)
+               : "memory");
+}
+
+/// Closes this thread's bulk copies issued since the last commit into a group.
+__device__ __forceinline__ void bulk_commit() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
+
+/// Waits until at most kPending of this thread's bulk groups still READ
+/// shared memory (their writes to global memory may still be on their way).
+template <int kPending>
+__device__ __forceinline__ void bulk_wait_read() {
+  asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(kPending) : "memory");
+}
+
+/// Waits until at most kPending of this thread's bulk groups are not complete.
+template <int kPending>
+__device__ __forceinline__ void bulk_wait() {
+  asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(kPending) : "memory");
+}
+
+/// Orders this thread's earlier shared-memory writes (generic proxy) before
+/// later accesses by the copy engine (async proxy), e.g. a TMA store of them.
+__device__ __forceinline__ void fence_proxy_async() {
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+
 /// Fetches a tensor map (a kernel parameter) into the TMA unit's cache.
 __device__ __forceinline__ void tma_prefetch_map(const void* map) {
   asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<std::uint64_t>(map)) : "memory");

@@ -70,4 +70,25 @@ inline CUtensorMap make_tensor_map_k_major(const void* base, std::uint64_t rows,
   return map;
 }
 
+/// The map of D (row-major BF16, `rows` x `cols`) for TMA stores of boxes
+/// of `box_rows` rows x 64 columns (128 bytes) from shared memory laid out
+/// with the 128-byte swizzle (the picture above, with 2-byte elements).
+/// Needs `cols` a multiple of 8 (rows 16-byte aligned) and a 16-byte aligned
+/// base; returns false, with `map` untouched, where that does not hold.
+inline bool make_tensor_map_d(void* base, std::uint64_t rows, std::uint64_t cols, std::uint32_t box_rows,
+                              CUtensorMap& map) {
+  if (cols % 8 != 0 || reinterpret_cast<std::uintptr_t>(base) % 16 != 0) return false;
+  const cuuint64_t dims[2] = {cols, rows};
+  const cuuint64_t strides[1] = {cols * 2};
+  const cuuint32_t box[2] = {64, box_rows};
+  const cuuint32_t element_strides[2] = {1, 1};
+  const CUresult r = tensor_map_encoder()(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, base, dims, strides, box,
+                                          element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                                          CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS)
+    throw std::runtime_error("cuTensorMapEncodeTiled failed (CUresult " + std::to_string(static_cast<int>(r)) +
+                             ") for D, " + std::to_string(rows) + " x " + std::to_string(cols) + " BF16");
+  return true;
+}
+
 } // namespace ch10

@@ -35,13 +35,24 @@
 //     40 + 2 x 232 per thread fills the register file as far as a
 //     384-thread block may.
 //   - Scales loaded one block ahead and multiplied late (wgmma_math.cuh).
-//   - The epilogue goes through shared memory so that every global store is
-//     16 bytes and a warp writes two whole 256-byte rows of D.
+//   - The epilogue goes through shared memory: when N is a multiple of 8 the
+//     copy engine stores the tile (a TMA store, store_tile_tma); otherwise
+//     every thread reads the buffer back and stores 16-byte pieces
+//     (store_tile).
 //   - Persistent: one block per SM loops over tiles (grouped by 8 rows of
 //     tiles, so that the tiles running at once share A and B in L2).
 //
-// On the H200 at 8192 x 8192 x 4096: 1088 TFLOP/s (5.8x v2; 0.77x cuBLASLt per tensor, an
-// earlier run: the ratio to the block-scaled baseline is in the lesson).
+// Ablation switches (experiments only: the results are wrong, run with
+// --no-verify): building with -DCH10_ABLATE_LOADS (no TMA loads: the stages
+// "arrive" with whatever they hold), -DCH10_ABLATE_PROMOTION (no promotion)
+// or -DCH10_ABLATE_EPILOGUE (no stores of D) shows what each piece costs:
+//   cmake --preset default -B build-ablate -DCMAKE_CUDA_FLAGS=-DCH10_ABLATE_PROMOTION
+//   cmake --build build-ablate --target ch10_fp8_gemm
+//   build-ablate/bin/ch10_fp8_gemm --variant warp_specialized --no-verify
+// The lesson's table "What v4's time is made of" has the H200's numbers.
+//
+// On the H200 at 8192 x 8192 x 4096: about 1100 TFLOP/s, 0.83x cuBLASLt
+// block-scaled (the lesson has the numbers of the last benchmark run).
 #pragma once
 
 #include "fp8_gemm.cuh"
@@ -132,7 +143,10 @@ __device__ __forceinline__ void math_tile(const Fp8Gemm& p, const wg::Fragment& 
   // The oldest block's wgmma are done (waited for): free its stage, promote it.
   auto finish = [&](float(&partial)[wg::kAccum], const wg::BlockScales& sc) {
     if (signals) ptx::mbarrier_arrive(&empty[ring.stage]); // this warp no longer reads the stage
-    wg::promote(total, partial, sc);
+#ifdef CH10_ABLATE_PROMOTION
+    if (p.k < 0) // never: the promotion is compiled but not run
+#endif
+      wg::promote(total, partial, sc);
     ring.advance();
   };
   wg::BlockScales sc0 = start(partial0, 0), sc1;
@@ -202,10 +216,48 @@ __device__ __forceinline__ void store_tile(const Fp8Gemm& p, const float (&total
   ptx::named_barrier_sync(bar, 128);
 }
 
+/// The epilogue through TMA (when N is a multiple of 8, so that D has a
+/// tensor map): the same 64 x 128 piece, but the warpgroup only writes it
+/// into shared memory and one thread hands it to the copy engine, which
+/// stores it while the warpgroup goes on with the next tile.
+///   `out`: two boxes of 64 rows x 64 columns (128 B), columns 0-63 and
+///   64-127, each in the 128-byte swizzle TMA expects (16-byte chunk c of
+///   row r at slot c ^ (r % 8)): the 8 rows a warp's store touches land in 8
+///   different chunks, all 32 banks. (So we read it; Nsight Compute counts
+///   about 1.8 wavefronts per store request here, as for store_tile: the
+///   lesson's v4 section.)
+///   1. thread 0 waits until the previous tile's stores have read `out`;
+///   2. every thread writes its BF16 pairs, then fence.proxy.async: its
+///      writes become visible to the copy engine;
+///   3. named barrier; thread 0 issues the two TMA stores (rows and columns
+///      past D are not written) and commits them as one bulk group.
+__device__ __forceinline__ void store_tile_tma(const CUtensorMap* map_d, const float (&total)[wg::kAccum],
+                                               std::uint8_t* out, int m0, int n0, int bar) {
+  constexpr int kBoxBytes = wg::kMathRows * 128; // 64 rows x 64 BF16
+  const int tid = threadIdx.x % 128, warp = tid / 32, lane = tid % 32;
+  if (tid == 0) ptx::bulk_wait_read<0>();
+  ptx::named_barrier_sync(bar, 128);
+#pragma unroll
+  for (int i = 0; i < wg::kAccum / 4; ++i)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int r = 16 * warp + lane / 4 + 8 * h, box = i / 8, c = i % 8;
+      *reinterpret_cast<__nv_bfloat162*>(out + box * kBoxBytes + r * 128 + ((c ^ (r % 8)) * 16) + 4 * (lane % 4)) =
+          __floats2bfloat162_rn(total[4 * i + 2 * h], total[4 * i + 2 * h + 1]);
+    }
+  ptx::fence_proxy_async();
+  ptx::named_barrier_sync(bar, 128);
+  if (tid == 0) {
+    ptx::tma_store_2d(map_d, out, n0, m0);
+    ptx::tma_store_2d(map_d, out + kBoxBytes, n0 + 64, m0);
+    ptx::bulk_commit();
+  }
+}
+
 template <int Stages>
 __global__ void __launch_bounds__(kThreads, 1)
     fp8_gemm_warp_specialized(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
-                              Fp8Gemm p) {
+                              const __grid_constant__ CUtensorMap map_d, bool tma_store, Fp8Gemm p) {
   extern __shared__ std::uint8_t smem_raw[];
   std::uint8_t* smem = wg::align_1024(smem_raw);
   std::uint8_t* out = smem + Stages * kStageBytes; // kMathGroups epilogue buffers
@@ -238,9 +290,14 @@ __global__ void __launch_bounds__(kThreads, 1)
       for (int kb = 0; kb < num_kb; ++kb) {
         ptx::mbarrier_wait(&empty[ring.stage], ring.phase ^ 1); // first lap: passes at once
         std::uint8_t* stage = smem + ring.stage * kStageBytes;
+#ifndef CH10_ABLATE_LOADS
         ptx::mbarrier_arrive_expect_tx(&full[ring.stage], kStageBytes);
         ptx::tma_load_2d(stage, &map_a, &full[ring.stage], kb * wg::kBlockK, m0);
         ptx::tma_load_2d(stage + kABytes, &map_b, &full[ring.stage], kb * wg::kBlockK, n0);
+#else
+        (void)stage;
+        ptx::mbarrier_arrive(&full[ring.stage]); // the stage "arrives" with whatever it holds
+#endif
         ring.advance();
       }
     }
@@ -256,8 +313,19 @@ __global__ void __launch_bounds__(kThreads, 1)
       const wg::Fragment f(m0 + math * wg::kMathRows, n0, warp_in_group, lane);
       float total[wg::kAccum] = {};
       math_tile(p, f, n0, math, smem, full, empty, ring, 0, num_kb, total, partial0, partial1);
-      store_tile(p, total, out + math * kOutBytes, m0 + math * wg::kMathRows, n0, 1 + math);
+      const int row0 = m0 + math * wg::kMathRows;
+#ifndef CH10_ABLATE_EPILOGUE
+      if (tma_store) {
+        if (row0 < p.m) store_tile_tma(&map_d, total, out + math * kOutBytes, row0, n0, 1 + math);
+      } else {
+        store_tile(p, total, out + math * kOutBytes, row0, n0, 1 + math);
+      }
+#else
+      if (p.m < 0) store_tile(p, total, out + math * kOutBytes, row0, n0, 1 + math); // compiled, never run
+#endif
     }
+    // The last stores must finish reading shared memory before the block ends.
+    if (tma_store && threadIdx.x % 128 == 0) ptx::bulk_wait<0>();
   }
 }
 
@@ -277,11 +345,11 @@ decltype(auto) with_stages(int stages, F&& f) {
 static_assert(kMinStages == 2 && kMaxStages == 6, "with_stages lists the depths one by one");
 
 template <int Stages>
-void launch_stages(const Fp8Gemm& p, const CUtensorMap& map_a, const CUtensorMap& map_b, int grid,
-                   cudaStream_t stream) {
+void launch_stages(const Fp8Gemm& p, const CUtensorMap& map_a, const CUtensorMap& map_b, const CUtensorMap& map_d,
+                   bool tma_store, int grid, cudaStream_t stream) {
   CUDA_CHECK(cudaFuncSetAttribute(fp8_gemm_warp_specialized<Stages>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                   smem_bytes(Stages)));
-  fp8_gemm_warp_specialized<Stages><<<grid, kThreads, smem_bytes(Stages), stream>>>(map_a, map_b, p);
+  fp8_gemm_warp_specialized<Stages><<<grid, kThreads, smem_bytes(Stages), stream>>>(map_a, map_b, map_d, tma_store, p);
   CUDA_CHECK_LAUNCH();
 }
 
@@ -289,6 +357,8 @@ void launch_stages(const Fp8Gemm& p, const CUtensorMap& map_a, const CUtensorMap
 inline void launch(const Fp8Gemm& p, cudaStream_t stream, int stages = kDefaultStages) {
   const CUtensorMap map_a = make_tensor_map_k_major(p.a, p.m, p.k, BLOCK_M);
   const CUtensorMap map_b = make_tensor_map_k_major(p.b, p.n, p.k, BLOCK_N);
+  CUtensorMap map_d{}; // stays zero (unused) when N is not a multiple of 8
+  const bool tma_store = make_tensor_map_d(p.d, p.m, p.n, wg::kMathRows, map_d);
   int device = 0, sms = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
@@ -297,7 +367,8 @@ inline void launch(const Fp8Gemm& p, cudaStream_t stream, int stages = kDefaultS
   const long long tiles = static_cast<long long>(steps::ceil_div(p.m, BLOCK_M)) * steps::ceil_div(p.n, BLOCK_N);
   if (tiles > INT_MAX) throw std::invalid_argument("v4: more than 2^31 - 1 tiles");
   const int grid = static_cast<int>(std::min<long long>(sms, tiles));
-  with_stages(stages, [&](auto depth) { launch_stages<decltype(depth)::value>(p, map_a, map_b, grid, stream); });
+  with_stages(stages, [&](auto depth) { launch_stages<decltype(depth)::value>(p, map_a, map_b, map_d, tma_store, grid, stream);
+  });
 }
 
 } // namespace ch10::v4
