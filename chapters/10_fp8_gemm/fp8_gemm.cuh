@@ -83,9 +83,10 @@ struct OperandScales {
   int kb_stride = 0;             ///< scales between consecutive K blocks
 
   /// The scale of row `row`, K block `kb`.
-  STEPS_HD float at(int row, int kb) const {
-    return scales[static_cast<std::size_t>(row >> row_shift) * row_stride +
-                  static_cast<std::size_t>(kb) * kb_stride];
+  STEPS_HD float at(int row, int kb) const { return *address(row, kb); }
+  /// Where that scale is.
+  STEPS_HD const float* address(int row, int kb) const {
+    return scales + static_cast<std::size_t>(row >> row_shift) * row_stride + static_cast<std::size_t>(kb) * kb_stride;
   }
   /// Number of scales the array holds for an operand of `rows` rows and K = `k`.
   static std::size_t count(Scaling s, bool is_b, int rows, int k) {

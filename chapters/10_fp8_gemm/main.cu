@@ -19,7 +19,7 @@
 //                                HMMA, see v2_mma_sync.cuh), FP32 promotion per 128 K
 //   v3 wgmma                     64 x 128 tiles, TMA + mbarrier, 2 stages, one warpgroup's wgmma
 //   v4 warp_specialized          128 x 128 tiles, a TMA producer warpgroup and two wgmma
-//                                warpgroups, 6-stage ring (--stages), setmaxnreg, persistent
+//                                warpgroups, 5-stage ring (--stages), setmaxnreg, persistent
 //   v5 split_k                   v4, and when the tiles cannot fill the GPU: K split over a
 //                                thread-block cluster, partial tiles added through distributed
 //                                shared memory
@@ -196,7 +196,7 @@ std::vector<steps::GroupPtr> registry() {
           fp8_row<Kernels>("wgmma", "v3: 64 x 128 tiles, TMA + mbarrier double buffer, wgmma m64n128k32, one warpgroup",
                      Role::version, gamma_tensor_cores, [](Kernels& p, cudaStream_t s) { v3::launch(p.gemm(), s); }),
           fp8_row<Kernels>("warp_specialized",
-                     "v4: TMA producer + 2 wgmma warpgroups, 6-stage mbarrier ring, overlapped promotion, persistent",
+                     "v4: TMA producer + 2 wgmma warpgroups, 5-stage mbarrier ring, overlapped promotion, persistent",
                      Role::version, gamma_tensor_cores,
                      [](Kernels& p, cudaStream_t s) { v4::launch(p.gemm(), s, p.stages()); }),
           fp8_row<Kernels>("split_k",

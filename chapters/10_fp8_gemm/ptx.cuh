@@ -200,6 +200,15 @@ __device__ __forceinline__ std::uint64_t wgmma_desc_sw128(const void* tile) {
   const std::uint64_t addr = smem_addr(tile);
   return ((addr & 0x3FFFF) >> 4) | (std::uint64_t{1024 >> 4} << 32) | (std::uint64_t{1} << 62);
 }
+/// The same descriptor split in two: its low word (the start address >> 4)
+/// and its high word, the same for every such tile. A kernel that computes
+/// the low word once and steps it (+ bytes / 16) issues one integer add per
+/// wgmma instead of rebuilding the descriptor from a pointer.
+__device__ __forceinline__ std::uint32_t wgmma_desc_sw128_lo(const void* tile) { return (smem_addr(tile) & 0x3FFFF) >> 4; }
+constexpr std::uint32_t kWgmmaDescSw128Hi = (1024 >> 4) | (1u << 30);
+__device__ __forceinline__ std::uint64_t wgmma_desc_sw128(std::uint32_t lo) {
+  return (std::uint64_t{kWgmmaDescSw128Hi} << 32) | lo;
+}
 
 /// Orders this thread's earlier register writes (of the accumulators) before
 /// the wgmma instructions that follow. Needed before the first wgmma of a
@@ -249,6 +258,19 @@ __device__ __forceinline__ void wgmma_m64n128k32_e4m3(float (&d)[64], std::uint6
 // ------------------------------------------------------- named barriers
 
 /// __syncthreads() for a subset: waits until `threads` threads (a multiple
+/// stmatrix.sync.aligned.m8n8.x4: the warp stores four 8 x 8 matrices of
+/// 16-bit values to shared memory. Register r_j of lane l holds row l / 4,
+/// columns 2(l % 4) and 2(l % 4) + 1 of matrix j (low half first: the
+/// layout of an mma / wgmma accumulator fragment); lanes 8j .. 8j + 7 give
+/// the addresses of the 8 rows (16 bytes each) of matrix j. One instruction
+/// for what takes four 4-byte stores per thread otherwise.
+__device__ __forceinline__ void stmatrix_x4(void* smem, std::uint32_t r0, std::uint32_t r1, std::uint32_t r2,
+                                            std::uint32_t r3) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(smem_addr(smem)), "r"(r0),
+               "r"(r1), "r"(r2), "r"(r3)
+               : "memory");
+}
+
 /// of 32) have reached barrier `id` (1..15; 0 is __syncthreads' own).
 __device__ __forceinline__ void named_barrier_sync(int id, int threads) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");

@@ -3,7 +3,7 @@
 // Change from version 3: the block's warpgroups get different jobs, and the
 // loads run as far ahead of the math as shared memory allows.
 //
-//   block = 3 warpgroups (384 threads), tile 128 x 128, 6 stages of 32 KB
+//   block = 3 warpgroups (384 threads), tile 128 x 128, 5 stages of 32 KB
 //   (--stages 2..6 picks another depth: the sweep in the lesson)
 //
 //   warpgroup 0, the producer (1 thread works; 40 registers per thread):
@@ -17,7 +17,7 @@
 //     store the tile through shared memory; meanwhile the producer is
 //     already loading the next tile's first stages
 //
-//   stage ring:  s = 0 1 2 3 4 5 0 1 2 ...   the phase bit flips each lap
+//   stage ring:  s = 0 1 2 3 4 0 1 2 ...   the phase bit flips each lap
 //   full[s]:  1 arrival (producer's expect_tx) + 32 KB of TMA bytes per phase
 //   empty[s]: 8 arrivals (lane 0 of each math warp) per phase
 //
@@ -26,15 +26,18 @@
 //   CUDA cores:                 [promote 0]  [promote 1] ...
 //
 // Why each piece:
-//   - Several stages in flight hide the memory latency: 6 x 32 KB = 192 KB of
-//     the 227 KB of shared memory (the epilogue buffer takes 32 KB more).
+//   - Several stages in flight hide the memory latency: 5 x 32 KB = 160 KB of
+//     the 227 KB of shared memory (the epilogue buffers take 32 KB more).
+//     Shared memory would hold 6, but on the H200 the sixth has not helped
+//     (the lesson's stage sweep).
 //   - Two math warpgroups, and in each the wgmma of block kb + 1 in flight
 //     while block kb is promoted: the tensor cores never wait for the
 //     promotion. (Two sets of 64 partial sums plus 64 totals per thread.)
 //   - setmaxnreg: the producer needs few registers, the math warpgroups many:
 //     40 + 2 x 232 per thread fills the register file as far as a
 //     384-thread block may.
-//   - Scales loaded one block ahead and multiplied late (wgmma_math.cuh).
+//   - Scales read through per-thread pointers (wg::ScaleCursor), loaded one
+//     block ahead and multiplied late (wgmma_math.cuh).
 //   - The epilogue goes through shared memory: when N is a multiple of 8 the
 //     copy engine stores the tile (a TMA store, store_tile_tma); otherwise
 //     every thread reads the buffer back and stores 16-byte pieces
@@ -51,8 +54,8 @@
 //   build-ablate/bin/ch10_fp8_gemm --variant warp_specialized --no-verify
 // The lesson's table "What v4's time is made of" has the H200's numbers.
 //
-// On the H200 at 8192 x 8192 x 4096: about 1100 TFLOP/s, 0.83x cuBLASLt
-// block-scaled (the lesson has the numbers of the last benchmark run).
+// On the H200 at 8192 x 8192 x 4096, in the last benchmark run:
+// 1282 TFLOP/s {n:10:warp_specialized:value|.0f}, 1.00x {n:10:warp_specialized:base} cuBLASLt block-scaled.
 #pragma once
 
 #include "fp8_gemm.cuh"
@@ -74,9 +77,9 @@ namespace ch10::v4 {
 constexpr int kMathGroups = 2;
 constexpr int BLOCK_M = kMathGroups * wg::kMathRows, BLOCK_N = wg::kTileN; // 128 x 128
 constexpr int kThreads = 128 * (1 + kMathGroups);                           // 384
-/// Pipeline depths the kernel is compiled for (--stages); the default fills
-/// shared memory.
-constexpr int kMinStages = 2, kMaxStages = 6, kDefaultStages = 6;
+/// Pipeline depths the kernel is compiled for (--stages); 6 fills shared
+/// memory, 5 is the default (the lesson's stage sweep).
+constexpr int kMinStages = 2, kMaxStages = 6, kDefaultStages = 5;
 constexpr int kABytes = BLOCK_M * wg::kRowBytes;                            // 16 KB
 constexpr int kStageBytes = kABytes + BLOCK_N * wg::kRowBytes;              // 32 KB
 /// The epilogue buffer of one math warpgroup: 64 rows of 128 BF16 (256 B).
@@ -124,19 +127,29 @@ struct Ring {
 /// when kb is even and in partial1 when odd: two explicit register sets and
 /// the loop unrolled by 2, so that no register array is ever indexed at run
 /// time (that would put it in local memory).
+/// `a_lo`, `b_lo`: the descriptor low words of stage 0's A rows of this
+/// warpgroup and of stage 0's B (ptx::wgmma_desc_sw128_lo); stage s is
+/// s * kStageBytes / 16 further.
+/// Everything in this loop is issued by the same warps that promote: per K
+/// block and warp, 64 FFMA and 4 wgmma, and as few other instructions as we
+/// could make it (the lesson's v4 section counts them).
 template <int Stages>
-__device__ __forceinline__ void math_tile(const Fp8Gemm& p, const wg::Fragment& f, int n0, int math,
-                                          std::uint8_t* smem, std::uint64_t* full, std::uint64_t* empty,
+__device__ __forceinline__ void math_tile(const Fp8Gemm& p, const wg::Fragment& f, int n0, std::uint32_t a_lo,
+                                          std::uint32_t b_lo, std::uint64_t* full, std::uint64_t* empty,
                                           Ring<Stages>& ring, int kb0, int num_kb, float (&total)[wg::kAccum],
                                           float (&partial0)[wg::kAccum], float (&partial1)[wg::kAccum]) {
   const bool signals = threadIdx.x % 32 == 0; // lane 0 arrives on empty[] for its warp
   Ring<Stages> ahead = ring; // `ring`: the next block to promote; `ahead`: the next to issue
-  // Wait for the next block's stage, issue its wgmma; its scales start loading.
-  auto start = [&](float(&partial)[wg::kAccum], int kb) {
-    const wg::BlockScales sc = wg::block_scales(p, f, n0, kb0 + kb);
-    const std::uint8_t* stage = smem + ahead.stage * kStageBytes;
+  wg::ScaleCursor cursor(p, f, n0, kb0);
+  // Wait for the next block's stage and issue its wgmma; its scales start
+  // loading (they are first used after the following block's wgmma is issued).
+  // Loaded two blocks ahead instead, they were moved from register to
+  // register on the way, and each move waited for its load.
+  auto start = [&](float(&partial)[wg::kAccum]) {
+    const wg::BlockScales sc = cursor.next();
+    const std::uint32_t stage_lo = ahead.stage * (kStageBytes >> 4);
     ptx::mbarrier_wait(&full[ahead.stage], ahead.phase);
-    wg::issue_k_block(partial, stage + math * wg::kMathRows * wg::kRowBytes, stage + kABytes);
+    wg::issue_k_block(partial, a_lo + stage_lo, b_lo + stage_lo);
     ahead.advance();
     return sc;
   };
@@ -149,18 +162,18 @@ __device__ __forceinline__ void math_tile(const Fp8Gemm& p, const wg::Fragment& 
       wg::promote(total, partial, sc);
     ring.advance();
   };
-  wg::BlockScales sc0 = start(partial0, 0), sc1;
+  wg::BlockScales sc0 = start(partial0), sc1;
   int kb = 0;
   for (; kb + 2 < num_kb; kb += 2) { // blocks kb + 1 and kb + 2 both exist
-    sc1 = start(partial1, kb + 1);
+    sc1 = start(partial1);
     ptx::wgmma_wait<1>();            // block kb is done; kb + 1 may still run
     finish(partial0, sc0);
-    sc0 = start(partial0, kb + 2);
+    sc0 = start(partial0);
     ptx::wgmma_wait<1>();
     finish(partial1, sc1);
   }
   if (kb + 1 < num_kb) {             // two blocks left: kb (in flight) and kb + 1
-    sc1 = start(partial1, kb + 1);
+    sc1 = start(partial1);
     ptx::wgmma_wait<1>();
     finish(partial0, sc0);
     ptx::wgmma_wait<0>();
@@ -178,9 +191,9 @@ __device__ __forceinline__ void math_tile(const Fp8Gemm& p, const wg::Fragment& 
 ///      fragment store then hit 8 different chunks, all 32 banks;
 ///   2. the warpgroup reads it back in 16-byte chunks, 16 lanes per row, and
 ///      writes D with whole 256-byte rows per half-warp.
-/// (Measured, not as designed: Nsight Compute counts about 1.7 wavefronts per
-/// fragment store and 7.5 per 16-byte load request here, not 1 and 4; the
-/// lesson's v4 section has the numbers. Not explained yet.)
+/// (Measured, not as designed: Nsight Compute counted about 1.7 wavefronts
+/// per fragment store and 7.5 per 16-byte load request here, not 1 and 4.
+/// Not explained; the TMA path, store_tile_tma, uses stmatrix instead.)
 /// Named barrier `bar` (128 threads) separates the phases, and keeps the
 /// next tile from overwriting `out` while it is still being read.
 __device__ __forceinline__ void store_tile(const Fp8Gemm& p, const float (&total)[wg::kAccum], std::uint8_t* out,
@@ -222,13 +235,11 @@ __device__ __forceinline__ void store_tile(const Fp8Gemm& p, const float (&total
 /// stores it while the warpgroup goes on with the next tile.
 ///   `out`: two boxes of 64 rows x 64 columns (128 B), columns 0-63 and
 ///   64-127, each in the 128-byte swizzle TMA expects (16-byte chunk c of
-///   row r at slot c ^ (r % 8)): the 8 rows a warp's store touches land in 8
-///   different chunks, all 32 banks. (So we read it; Nsight Compute counts
-///   about 1.8 wavefronts per store request here, as for store_tile: the
-///   lesson's v4 section.)
+///   row r at slot c ^ (r % 8)).
 ///   1. thread 0 waits until the previous tile's stores have read `out`;
-///   2. every thread writes its BF16 pairs, then fence.proxy.async: its
-///      writes become visible to the copy engine;
+///   2. each warp writes its 16 rows with stmatrix (one instruction per
+///      16 x 16 block, 8 per thread, where 4-byte stores took 32), then
+///      fence.proxy.async: the writes become visible to the copy engine;
 ///   3. named barrier; thread 0 issues the two TMA stores (rows and columns
 ///      past D are not written) and commits them as one bulk group.
 __device__ __forceinline__ void store_tile_tma(const CUtensorMap* map_d, const float (&total)[wg::kAccum],
@@ -237,14 +248,20 @@ __device__ __forceinline__ void store_tile_tma(const CUtensorMap* map_d, const f
   const int tid = threadIdx.x % 128, warp = tid / 32, lane = tid % 32;
   if (tid == 0) ptx::bulk_wait_read<0>();
   ptx::named_barrier_sync(bar, 128);
+  // One stmatrix per 16 x 16 block of the warp's 16 rows: matrices 0-3 are
+  // rows 0-7 / 8-15 of 8-column chunk i, then of chunk i + 1.
+  auto pack = [](float lo, float hi) {
+    const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
+    return *reinterpret_cast<const std::uint32_t*>(&v);
+  };
+  const int j = lane / 8, r = 16 * warp + 8 * (j % 2) + lane % 8;
 #pragma unroll
-  for (int i = 0; i < wg::kAccum / 4; ++i)
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const int r = 16 * warp + lane / 4 + 8 * h, box = i / 8, c = i % 8;
-      *reinterpret_cast<__nv_bfloat162*>(out + box * kBoxBytes + r * 128 + ((c ^ (r % 8)) * 16) + 4 * (lane % 4)) =
-          __floats2bfloat162_rn(total[4 * i + 2 * h], total[4 * i + 2 * h + 1]);
-    }
+  for (int i = 0; i < wg::kAccum / 4; i += 2) {
+    const int chunk = i + j / 2, box = chunk / 8, c = chunk % 8;
+    ptx::stmatrix_x4(out + box * kBoxBytes + r * 128 + ((c ^ (r % 8)) * 16), pack(total[4 * i], total[4 * i + 1]),
+                     pack(total[4 * i + 2], total[4 * i + 3]), pack(total[4 * i + 4], total[4 * i + 5]),
+                     pack(total[4 * i + 6], total[4 * i + 7]));
+  }
   ptx::fence_proxy_async();
   ptx::named_barrier_sync(bar, 128);
   if (tid == 0) {
@@ -276,7 +293,10 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int tiles_m = steps::ceil_div(p.m, BLOCK_M), tiles_n = steps::ceil_div(p.n, BLOCK_N);
   const int tiles = tiles_m * tiles_n;
   const int num_kb = k_blocks(p.k);
-  const int role = threadIdx.x / 128; // 0 producer, 1.. math
+  // 0 producer, 1.. math. Read from lane 0, so that the compiler knows it is
+  // the same in the whole warp: the shared-memory addresses and descriptors
+  // computed from it then live in uniform registers.
+  const int role = __shfl_sync(0xffffffff, static_cast<int>(threadIdx.x / 128), 0);
 
   if (role == 0) {
     ptx::setmaxnreg_dec<kProducerRegs>();
@@ -305,6 +325,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     ptx::setmaxnreg_inc<kMathRegs>();
     const int math = role - 1; // rows 64 * math .. of the tile
     const int warp_in_group = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
+    const std::uint32_t a_lo = ptx::wgmma_desc_sw128_lo(smem + math * wg::kMathRows * wg::kRowBytes);
+    const std::uint32_t b_lo = ptx::wgmma_desc_sw128_lo(smem + kABytes);
     Ring<Stages> ring;
     float partial0[wg::kAccum] = {}, partial1[wg::kAccum] = {};
     for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
@@ -312,7 +334,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       tile_at(t, tiles_m, tiles_n, m0, n0);
       const wg::Fragment f(m0 + math * wg::kMathRows, n0, warp_in_group, lane);
       float total[wg::kAccum] = {};
-      math_tile(p, f, n0, math, smem, full, empty, ring, 0, num_kb, total, partial0, partial1);
+      math_tile(p, f, n0, a_lo, b_lo, full, empty, ring, 0, num_kb, total, partial0, partial1);
       const int row0 = m0 + math * wg::kMathRows;
 #ifndef CH10_ABLATE_EPILOGUE
       if (tma_store) {

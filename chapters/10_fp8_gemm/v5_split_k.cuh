@@ -92,7 +92,7 @@ __global__ void __launch_bounds__(v4::kThreads, 1)
               m0, n0);
   const int num_kb = k_blocks(p.k);
   const int kb0 = num_kb * rank / splits, kb1 = num_kb * (rank + 1) / splits;
-  const int role = threadIdx.x / 128;
+  const int role = __shfl_sync(0xffffffff, static_cast<int>(threadIdx.x / 128), 0); // warp-uniform (see v4)
 
   if (role == 0) {
     ptx::setmaxnreg_dec<v4::kProducerRegs>();
@@ -126,7 +126,9 @@ __global__ void __launch_bounds__(v4::kThreads, 1)
     // zeroing makes the compiler wait for that wgmma (ptxas warning C7517).
     wg::fence_operands(total);
     wg::fence_operands(partial1);
-    v4::math_tile(p, f, n0, math, smem, full, empty, ring, kb0, kb1 - kb0, total, partial0, partial1);
+    v4::math_tile(p, f, n0, ptx::wgmma_desc_sw128_lo(smem + math * wg::kMathRows * wg::kRowBytes),
+                  ptx::wgmma_desc_sw128_lo(smem + v4::kABytes), full, empty, ring, kb0, kb1 - kb0, total, partial0,
+                  partial1);
     // Both math warpgroups have finished reading the ring (their last wgmma
     // waited for) before either overwrites it with its partial tile.
     ptx::named_barrier_sync(3, 256);

@@ -66,6 +66,34 @@ __device__ __forceinline__ BlockScales block_scales(const Fp8Gemm& p, const Frag
           p.sb.at(n0, kb)};
 }
 
+/// Where a thread reads its scales, K block after K block (v4 and v5): one
+/// pointer into each of its two rows of sA and one into the tile's row block
+/// of sB, each stepped by one K block per next(). block_scales() computes
+/// row * stride + kb with 64-bit multiplies and checks the rows against M
+/// every block: in v4's inner loop that was about 50 of the 200 instructions
+/// a math warp issued per K block (Nsight Compute, H200).
+/// Rows past M read row M - 1's scales: their A rows arrived from TMA as
+/// zeros, so their partial sums are exactly 0 whatever finite scale
+/// multiplies them, and those rows of D are never stored.
+struct ScaleCursor {
+  const float *a0, *a1, *b;
+  int a_step, b_step;
+  /// The scales of the thread with fragment f in the tile at column n0,
+  /// starting at K block kb0.
+  __device__ ScaleCursor(const Fp8Gemm& p, const Fragment& f, int n0, int kb0)
+      : a0(p.sa.address(min(f.row0, p.m - 1), kb0)), a1(p.sa.address(min(f.row0 + 8, p.m - 1), kb0)),
+        b(p.sb.address(n0, kb0)), a_step(p.sa.kb_stride), b_step(p.sb.kb_stride) {}
+  /// This K block's scales (global loads, in flight until first used); then
+  /// moves to the next block.
+  __device__ BlockScales next() {
+    const BlockScales s{*a0, *a1, *b};
+    a0 += a_step;
+    a1 += a_step;
+    b += b_step;
+    return s;
+  }
+};
+
 /// Tells the compiler that the asm statement "uses and redefines" every
 /// accumulator register here. The wgmma wrapper's outputs are only valid
 /// after wgmma_wait, but the compiler cannot know that: without this fence
@@ -95,11 +123,28 @@ __device__ __forceinline__ void issue_k_block(float (&partial)[kAccum], const st
   ptx::wgmma_commit();
   fence_operands(partial);
 }
+/// The same with the tiles given by their descriptors' low words (v4, v5):
+/// stepping along K is then one add per wgmma (32 bytes = 2 in the low
+/// word), not a descriptor rebuilt from a pointer.
+__device__ __forceinline__ void issue_k_block(float (&partial)[kAccum], std::uint32_t a_lo, std::uint32_t b_lo) {
+  fence_operands(partial);
+  ptx::wgmma_fence();
+#pragma unroll
+  for (int k = 0; k < kBlockK / 32; ++k)
+    ptx::wgmma_m64n128k32_e4m3(partial, ptx::wgmma_desc_sw128(a_lo + 2 * k), ptx::wgmma_desc_sw128(b_lo + 2 * k),
+                               k > 0 ? 1u : 0u);
+  ptx::wgmma_commit();
+  fence_operands(partial);
+}
 
 /// total += sA(row) * sB * partial for the thread's two rows. Call after
 /// the block's wgmma_wait.
-__device__ __forceinline__ void promote(float (&total)[kAccum], float (&partial)[kAccum], const BlockScales& sc) {
+__device__ __forceinline__ void promote(float (&total)[kAccum], float (&partial)[kAccum], BlockScales sc) {
   fence_operands(partial);
+  // Keeps the scale products here: the compiler would otherwise hoist them
+  // above the wgmma issued just before (v4), and the warp would wait for the
+  // scales' loads before it could issue them.
+  asm volatile("" : "+f"(sc.a0), "+f"(sc.a1), "+f"(sc.b));
   const float s0 = sc.a0 * sc.b, s1 = sc.a1 * sc.b;
 #pragma unroll
   for (int i = 0; i < kAccum; i += 4) {
