@@ -255,9 +255,6 @@ __device__ __forceinline__ void wgmma_m64n128k32_e4m3(float (&d)[64], std::uint6
         : "l"(desc_a), "l"(desc_b), "r"(accumulate));
 }
 
-// ------------------------------------------------------- named barriers
-
-/// __syncthreads() for a subset: waits until `threads` threads (a multiple
 /// stmatrix.sync.aligned.m8n8.x4: the warp stores four 8 x 8 matrices of
 /// 16-bit values to shared memory. Register r_j of lane l holds row l / 4,
 /// columns 2(l % 4) and 2(l % 4) + 1 of matrix j (low half first: the
@@ -271,6 +268,9 @@ __device__ __forceinline__ void stmatrix_x4(void* smem, std::uint32_t r0, std::u
                : "memory");
 }
 
+// ------------------------------------------------------- named barriers
+
+/// __syncthreads() for a subset: waits until `threads` threads (a multiple
 /// of 32) have reached barrier `id` (1..15; 0 is __syncthreads' own).
 __device__ __forceinline__ void named_barrier_sync(int id, int threads) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
