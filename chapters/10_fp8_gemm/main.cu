@@ -23,6 +23,8 @@
 //   v5 split_k                   v4, and when the tiles cannot fill the GPU: K split over a
 //                                thread-block cluster, partial tiles added through distributed
 //                                shared memory
+//   v6 wide_tiles                v4 with 128 x 192 tiles (wgmma m64n192k32), one partial set per
+//                                warpgroup, 4 stages: fewer tiles, a better fit on some shapes
 //
 // Two groups of rows, each with its own data (problem.cuh): the chapter's
 // kernels, cuBLASLt's baseline and the BF16 control run the scaling the
@@ -43,6 +45,7 @@
 #include "v3_wgmma.cuh"
 #include "v4_warp_specialized.cuh"
 #include "v5_split_k.cuh"
+#include "v6_wide_tiles.cuh"
 
 #include "steps/chapter.hpp"
 #include "steps/cli.hpp"
@@ -67,7 +70,7 @@ constexpr const char* kCublasLt = "cublaslt";
 constexpr const char* kCublasBf16 = "cublas_bf16";
 constexpr const char* kCublasLtPerTensor = "cublaslt_per_tensor";
 constexpr const char* kCublasLtPerTensorFast = "cublaslt_per_tensor_fast";
-constexpr const char* kKernelRows = "naive,mma_sync,wgmma,warp_specialized,split_k";
+constexpr const char* kKernelRows = "naive,mma_sync,wgmma,warp_specialized,split_k,wide_tiles";
 
 /// One line on stdout when a cuBLASLt plan has chosen its algorithm: which
 /// of the heuristic's candidates won (0 = its own first choice).
@@ -203,6 +206,9 @@ std::vector<steps::GroupPtr> registry() {
                      "v5: v4, or with too few tiles for the GPU: K split over a cluster, summed in distributed "
                      "shared memory",
                      Role::version, gamma_tensor_cores, [](Kernels& p, cudaStream_t s) { p.run_split_k(s); }),
+          fp8_row<Kernels>("wide_tiles",
+                     "v6: v4 with 128 x 192 tiles (wgmma m64n192k32), one partial set per warpgroup, 4 stages",
+                     Role::version, gamma_tensor_cores, [](Kernels& p, cudaStream_t s) { v6::launch(p.gemm(), s); }),
           fp8_row<Kernels>("mistake_scale_after_k", "scales applied once after the whole K sum (right only per tensor)",
                      Role::mistake, gamma_cuda_cores,
                      [](Kernels& p, cudaStream_t s) { mistakes::launch<mistakes::Bug::scale_after_k>(p.gemm(), s); }),

@@ -55,7 +55,7 @@
 // The lesson's table "What v4's time is made of" has the H200's numbers.
 //
 // On the H200 at 8192 x 8192 x 4096, in the last benchmark run:
-// 1282 TFLOP/s {n:10:warp_specialized:value|.0f}, 1.00x {n:10:warp_specialized:base} cuBLASLt block-scaled.
+// 1330 TFLOP/s {n:10:warp_specialized:value|.0f}, 1.01x {n:10:warp_specialized:base} cuBLASLt block-scaled.
 #pragma once
 
 #include "fp8_gemm.cuh"
@@ -99,13 +99,21 @@ static_assert(kProducerRegs * 128 + kMathRegs * 128 * kMathGroups <= 65536, "mor
 /// kGroupM rows of tiles before moving one column right, so that the ~132
 /// tiles running at once cover about 8 rows x 17 columns of tiles: 8 panels
 /// of A and 17 of B, which stay in L2, instead of 2 rows x all columns.
-__device__ __forceinline__ void tile_at(int t, int tiles_m, int tiles_n, int& m0, int& n0) {
+/// (tile_index gives the tile's row and column in the grid of tiles, for
+/// any tile shape; tile_at its first row and column of D for v4's tiles.)
+__device__ __forceinline__ void tile_index(int t, int tiles_m, int tiles_n, int& tm, int& tn) {
   const int per_group = kGroupM * tiles_n;
   const int first_m = (t / per_group) * kGroupM;
   const int rows = min(kGroupM, tiles_m - first_m);
   const int r = t % per_group;
-  m0 = (first_m + r % rows) * BLOCK_M;
-  n0 = (r / rows) * BLOCK_N;
+  tm = first_m + r % rows;
+  tn = r / rows;
+}
+__device__ __forceinline__ void tile_at(int t, int tiles_m, int tiles_n, int& m0, int& n0) {
+  int tm, tn;
+  tile_index(t, tiles_m, tiles_n, tm, tn);
+  m0 = tm * BLOCK_M;
+  n0 = tn * BLOCK_N;
 }
 
 /// Where a role is in the ring of stages: the stage, and the parity of the
@@ -184,38 +192,41 @@ __device__ __forceinline__ void math_tile(const Fp8Gemm& p, const wg::Fragment& 
   }
 }
 
-/// Writes one math warpgroup's 64 x 128 piece of D (rows m0.., columns n0..)
+/// Writes one math warpgroup's 64 x (Accum / 2) piece of D (rows m0..,
+/// columns n0..; v4: 64 x 128, v6: 64 x 192)
 /// through its shared buffer `out`:
-///   1. each thread writes its BF16 pairs into `out`, row-major, 256-byte rows,
+///   1. each thread writes its BF16 pairs into `out`, row-major (v4: 256-byte rows),
 ///      16-byte chunk c of row r stored at chunk c ^ (r % 8): the 8 rows of a
 ///      fragment store then hit 8 different chunks, all 32 banks;
 ///   2. the warpgroup reads it back in 16-byte chunks, 16 lanes per row, and
-///      writes D with whole 256-byte rows per half-warp.
+///      writes D with whole rows (v4: 256 bytes per half-warp).
 /// (Measured, not as designed: Nsight Compute counted about 1.7 wavefronts
 /// per fragment store and 7.5 per 16-byte load request here, not 1 and 4.
 /// Not explained; the TMA path, store_tile_tma, uses stmatrix instead.)
 /// Named barrier `bar` (128 threads) separates the phases, and keeps the
 /// next tile from overwriting `out` while it is still being read.
-__device__ __forceinline__ void store_tile(const Fp8Gemm& p, const float (&total)[wg::kAccum], std::uint8_t* out,
-                                          int m0, int n0, int bar) {
+template <int Accum>
+__device__ __forceinline__ void store_tile(const Fp8Gemm& p, const float (&total)[Accum], std::uint8_t* out, int m0,
+                                          int n0, int bar) {
+  constexpr int kBufRowBytes = Accum * 4; // 64 rows x (Accum / 2) BF16 columns; v4: 256 B
   const int tid = threadIdx.x % 128, warp = tid / 32, lane = tid % 32;
 #pragma unroll
-  for (int i = 0; i < wg::kAccum / 4; ++i)
+  for (int i = 0; i < Accum / 4; ++i)
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       const int r = 16 * warp + lane / 4 + 8 * h;
-      *reinterpret_cast<__nv_bfloat162*>(out + r * kOutRowBytes + ((i ^ (r % 8)) * 16) + 4 * (lane % 4)) =
+      *reinterpret_cast<__nv_bfloat162*>(out + r * kBufRowBytes + ((i ^ (r % 8)) * 16) + 4 * (lane % 4)) =
           __floats2bfloat162_rn(total[4 * i + 2 * h], total[4 * i + 2 * h + 1]);
     }
   ptx::named_barrier_sync(bar, 128);
-  constexpr int kChunksPerRow = kOutRowBytes / 16; // 16
+  constexpr int kChunksPerRow = kBufRowBytes / 16; // v4: 16
   const bool vector_ok = p.n % 8 == 0;             // every row of D starts 16-byte aligned
 #pragma unroll
   for (int j = 0; j < wg::kMathRows * kChunksPerRow / 128; ++j) {
     const int idx = j * 128 + tid, r = idx / kChunksPerRow, c = idx % kChunksPerRow;
     const int row = m0 + r, col = n0 + 8 * c;
     if (row >= p.m || col >= p.n) continue;
-    const uint4 v = *reinterpret_cast<const uint4*>(out + r * kOutRowBytes + ((c ^ (r % 8)) * 16));
+    const uint4 v = *reinterpret_cast<const uint4*>(out + r * kBufRowBytes + ((c ^ (r % 8)) * 16));
     __nv_bfloat16* dst = p.d + static_cast<std::size_t>(row) * p.n + col;
     if (vector_ok && col + 8 <= p.n) {
       *reinterpret_cast<uint4*>(dst) = v;
@@ -230,19 +241,20 @@ __device__ __forceinline__ void store_tile(const Fp8Gemm& p, const float (&total
 }
 
 /// The epilogue through TMA (when N is a multiple of 8, so that D has a
-/// tensor map): the same 64 x 128 piece, but the warpgroup only writes it
+/// tensor map): the same piece, but the warpgroup only writes it
 /// into shared memory and one thread hands it to the copy engine, which
 /// stores it while the warpgroup goes on with the next tile.
-///   `out`: two boxes of 64 rows x 64 columns (128 B), columns 0-63 and
-///   64-127, each in the 128-byte swizzle TMA expects (16-byte chunk c of
+///   `out`: Accum / 32 boxes of 64 rows x 64 columns (128 B), columns 0-63,
+///   64-127, ..., each in the 128-byte swizzle TMA expects (16-byte chunk c of
 ///   row r at slot c ^ (r % 8)).
 ///   1. thread 0 waits until the previous tile's stores have read `out`;
 ///   2. each warp writes its 16 rows with stmatrix (one instruction per
-///      16 x 16 block, 8 per thread, where 4-byte stores took 32), then
+///      16 x 16 block, v4: 8 per thread, where 4-byte stores took 32), then
 ///      fence.proxy.async: the writes become visible to the copy engine;
-///   3. named barrier; thread 0 issues the two TMA stores (rows and columns
+///   3. named barrier; thread 0 issues the TMA stores, one per box (rows and columns
 ///      past D are not written) and commits them as one bulk group.
-__device__ __forceinline__ void store_tile_tma(const CUtensorMap* map_d, const float (&total)[wg::kAccum],
+template <int Accum>
+__device__ __forceinline__ void store_tile_tma(const CUtensorMap* map_d, const float (&total)[Accum],
                                                std::uint8_t* out, int m0, int n0, int bar) {
   constexpr int kBoxBytes = wg::kMathRows * 128; // 64 rows x 64 BF16
   const int tid = threadIdx.x % 128, warp = tid / 32, lane = tid % 32;
@@ -256,7 +268,7 @@ __device__ __forceinline__ void store_tile_tma(const CUtensorMap* map_d, const f
   };
   const int j = lane / 8, r = 16 * warp + 8 * (j % 2) + lane % 8;
 #pragma unroll
-  for (int i = 0; i < wg::kAccum / 4; i += 2) {
+  for (int i = 0; i < Accum / 4; i += 2) {
     const int chunk = i + j / 2, box = chunk / 8, c = chunk % 8;
     ptx::stmatrix_x4(out + box * kBoxBytes + r * 128 + ((c ^ (r % 8)) * 16), pack(total[4 * i], total[4 * i + 1]),
                      pack(total[4 * i + 2], total[4 * i + 3]), pack(total[4 * i + 4], total[4 * i + 5]),
@@ -265,9 +277,56 @@ __device__ __forceinline__ void store_tile_tma(const CUtensorMap* map_d, const f
   ptx::fence_proxy_async();
   ptx::named_barrier_sync(bar, 128);
   if (tid == 0) {
-    ptx::tma_store_2d(map_d, out, n0, m0);
-    ptx::tma_store_2d(map_d, out + kBoxBytes, n0 + 64, m0);
+#pragma unroll
+    for (int box = 0; box < Accum / 32; ++box) ptx::tma_store_2d(map_d, out + box * kBoxBytes, n0 + 64 * box, m0);
     ptx::bulk_commit();
+  }
+}
+
+/// Thread 0 initialises the ring's barriers (v4 and v6): full[s] completes
+/// on the producer's expect_tx and the TMA bytes, empty[s] on one arrival
+/// per math warp. Then the last block-wide barrier: from here on the roles
+/// only meet at mbarriers.
+template <int Stages>
+__device__ __forceinline__ void init_ring(std::uint64_t* full, std::uint64_t* empty) {
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < Stages; ++s) {
+      ptx::mbarrier_init(&full[s], 1);
+      ptx::mbarrier_init(&empty[s], 4 * kMathGroups);
+    }
+    ptx::fence_barrier_init();
+  }
+  __syncthreads();
+}
+
+/// The producer (one thread; v4 and v6): for each tile of this block and
+/// each K block, wait until the math warps have released stage s, then
+/// load A's BlockM rows and B's BlockN rows of the K block into it by TMA.
+/// A stage is the A box followed by the B box.
+template <int Stages, int BlockM, int BlockN>
+__device__ __forceinline__ void produce(const CUtensorMap* map_a, const CUtensorMap* map_b, std::uint8_t* smem,
+                                        std::uint64_t* full, std::uint64_t* empty, int tiles_m, int tiles_n,
+                                        int num_kb) {
+  constexpr int kA = BlockM * wg::kRowBytes, kStage = kA + BlockN * wg::kRowBytes;
+  ptx::tma_prefetch_map(map_a);
+  ptx::tma_prefetch_map(map_b);
+  Ring<Stages> ring;
+  for (int t = blockIdx.x; t < tiles_m * tiles_n; t += gridDim.x) {
+    int tm, tn;
+    tile_index(t, tiles_m, tiles_n, tm, tn);
+    for (int kb = 0; kb < num_kb; ++kb) {
+      ptx::mbarrier_wait(&empty[ring.stage], ring.phase ^ 1); // first lap: passes at once
+      std::uint8_t* stage = smem + ring.stage * kStage;
+#ifndef CH10_ABLATE_LOADS
+      ptx::mbarrier_arrive_expect_tx(&full[ring.stage], kStage);
+      ptx::tma_load_2d(stage, map_a, &full[ring.stage], kb * wg::kBlockK, tm * BlockM);
+      ptx::tma_load_2d(stage + kA, map_b, &full[ring.stage], kb * wg::kBlockK, tn * BlockN);
+#else
+      (void)stage;
+      ptx::mbarrier_arrive(&full[ring.stage]); // the stage "arrives" with whatever it holds
+#endif
+      ring.advance();
+    }
   }
 }
 
@@ -281,14 +340,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   auto* full = reinterpret_cast<std::uint64_t*>(out + kMathGroups * kOutBytes);
   std::uint64_t* empty = full + Stages;
 
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < Stages; ++s) {
-      ptx::mbarrier_init(&full[s], 1);                // the producer's expect_tx
-      ptx::mbarrier_init(&empty[s], 4 * kMathGroups); // one per math warp
-    }
-    ptx::fence_barrier_init();
-  }
-  __syncthreads(); // the last block-wide barrier: from here on the roles only meet at mbarriers
+  init_ring<Stages>(full, empty);
 
   const int tiles_m = steps::ceil_div(p.m, BLOCK_M), tiles_n = steps::ceil_div(p.n, BLOCK_N);
   const int tiles = tiles_m * tiles_n;
@@ -300,27 +352,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 
   if (role == 0) {
     ptx::setmaxnreg_dec<kProducerRegs>();
-    if (threadIdx.x != 0) return;
-    ptx::tma_prefetch_map(&map_a);
-    ptx::tma_prefetch_map(&map_b);
-    Ring<Stages> ring;
-    for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
-      int m0, n0;
-      tile_at(t, tiles_m, tiles_n, m0, n0);
-      for (int kb = 0; kb < num_kb; ++kb) {
-        ptx::mbarrier_wait(&empty[ring.stage], ring.phase ^ 1); // first lap: passes at once
-        std::uint8_t* stage = smem + ring.stage * kStageBytes;
-#ifndef CH10_ABLATE_LOADS
-        ptx::mbarrier_arrive_expect_tx(&full[ring.stage], kStageBytes);
-        ptx::tma_load_2d(stage, &map_a, &full[ring.stage], kb * wg::kBlockK, m0);
-        ptx::tma_load_2d(stage + kABytes, &map_b, &full[ring.stage], kb * wg::kBlockK, n0);
-#else
-        (void)stage;
-        ptx::mbarrier_arrive(&full[ring.stage]); // the stage "arrives" with whatever it holds
-#endif
-        ring.advance();
-      }
-    }
+    if (threadIdx.x == 0) produce<Stages, BLOCK_M, BLOCK_N>(&map_a, &map_b, smem, full, empty, tiles_m, tiles_n, num_kb);
   } else {
     ptx::setmaxnreg_inc<kMathRegs>();
     const int math = role - 1; // rows 64 * math .. of the tile

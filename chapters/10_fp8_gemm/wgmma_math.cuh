@@ -103,9 +103,10 @@ struct ScaleCursor {
 /// without these fences computed a few hundred elements a few percent off,
 /// the same ones every run, on small shapes; with them, every run has
 /// passed. We did not isolate the draft's bug further.)
-__device__ __forceinline__ void fence_operands(float (&r)[kAccum]) {
+template <int N>
+__device__ __forceinline__ void fence_operands(float (&r)[N]) {
 #pragma unroll
-  for (int i = 0; i < kAccum; ++i) asm volatile("" : "+f"(r[i])::"memory");
+  for (int i = 0; i < N; ++i) asm volatile("" : "+f"(r[i])::"memory");
 }
 
 /// Issues the 4 wgmma of one K block into `partial` (the first one
