@@ -20,7 +20,7 @@
 // needed them to cover DRAM's. With 4 float4 per thread over a full grid
 // (about 17 MB in flight) push and pull both run at the link's speed on our
 // two H200s, against cudaMemcpyPeerAsync's 396 {n:2xH200/09:memcpy_peer:value} GB/s:
-//   push 370 {n:2xH200/09:peer_push:value} GB/s, pull 373 {n:2xH200/09:peer_pull:value} GB/s.
+//   push 370 {n:2xH200/09:peer_push:value} GB/s, pull 374 {n:2xH200/09:peer_pull:value} GB/s.
 #pragma once
 
 #include "steps/error.hpp"
