@@ -1,4 +1,6 @@
-// Chapter 10: the math warpgroup's part of versions 3 and 4, shared by both.
+// Chapter 10: the math warpgroup's part of versions 3 and 4, shared by both
+// (v5 runs v4's; v6 uses the fragment layout and the operand fences with its
+// own 64 x 192 wgmma).
 //
 // A warpgroup (128 threads) owns a 64 x 128 piece of D. Per K block of 128:
 //
