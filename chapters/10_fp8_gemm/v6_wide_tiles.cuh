@@ -96,19 +96,6 @@ struct ScaleCursor {
   }
 };
 
-/// wg::issue_k_block for the 64 x 192 piece: the 4 wgmma of one K block
-/// into `partial` (the first overwrites it), committed as one group.
-__device__ __forceinline__ void issue_k_block(float (&partial)[kAccum], std::uint32_t a_lo, std::uint32_t b_lo) {
-  wg::fence_operands(partial);
-  ptx::wgmma_fence();
-#pragma unroll
-  for (int k = 0; k < wg::kBlockK / 32; ++k)
-    ptx::wgmma_m64n192k32_e4m3(partial, ptx::wgmma_desc_sw128(a_lo + 2 * k), ptx::wgmma_desc_sw128(b_lo + 2 * k),
-                               k > 0 ? 1u : 0u);
-  ptx::wgmma_commit();
-  wg::fence_operands(partial);
-}
-
 /// total += sA(row) * sB(chunk) * partial: register 4i .. 4i + 3 lies in
 /// column chunk i / 8.
 __device__ __forceinline__ void promote(float (&total)[kAccum], float (&partial)[kAccum], const Scales& sc) {
@@ -172,7 +159,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         const Scales sc = cursor.next(); // in flight while the wgmma run
         const std::uint32_t stage_lo = ring.stage * (kStageBytes >> 4);
         ptx::mbarrier_wait(&full[ring.stage], ring.phase);
-        issue_k_block(partial, a_lo + stage_lo, b_lo + stage_lo);
+        wg::issue_k_block(partial, a_lo + stage_lo, b_lo + stage_lo);
 
         ptx::wgmma_wait<0>();
         if (signals) ptx::mbarrier_arrive(&empty[ring.stage]);
