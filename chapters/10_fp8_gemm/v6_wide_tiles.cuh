@@ -15,7 +15,8 @@
 // 2 x (8 + 24) KB read and 40 KB written for 1.5 times the work, 69 KB per
 // 128 x 128 x 128. Nsight Compute agrees (L1/TEX throughput 85% in v4, 67%
 // here), and yet v6 is slower than v4 wherever both fill the GPU (the
-// lesson has the numbers): shared memory was not what bounded v4.
+// lesson has the numbers): one partial set (below) costs more than the
+// bytes save.
 //
 // Why it is slower: 96 registers of partial sums and 96 of totals per
 // thread leave no room for a second partial set (v4 has 64 + 64 + 64), so
