@@ -283,7 +283,7 @@ __device__ __forceinline__ void store_tile_tma(const CUtensorMap* map_d, const f
   }
 }
 
-/// Thread 0 initialises the ring's barriers (v4 and v6): full[s] completes
+/// Thread 0 initialises the ring's barriers (v4, v5 and v6): full[s] completes
 /// on the producer's expect_tx and the TMA bytes, empty[s] on one arrival
 /// per math warp. Then the last block-wide barrier: from here on the roles
 /// only meet at mbarriers.
@@ -299,22 +299,25 @@ __device__ __forceinline__ void init_ring(std::uint64_t* full, std::uint64_t* em
   __syncthreads();
 }
 
-/// The producer (one thread; v4 and v6): for each tile of this block and
-/// each K block, wait until the math warps have released stage s, then
-/// load A's BlockM rows and B's BlockN rows of the K block into it by TMA.
-/// A stage is the A box followed by the B box.
+/// The producer (one thread; v4, v5 and v6): for each of this block's
+/// tiles (first_tile, then every tile_step-th, below tiles_m * tiles_n) and
+/// each of its K blocks kb0 .. kb1 - 1, wait until the math warps have
+/// released stage s, then load A's BlockM rows and B's BlockN rows of the K
+/// block into it by TMA. A stage is the A box followed by the B box.
+/// (v4 and v6: tiles blockIdx.x, + gridDim.x, ..., every K block; v5: one
+/// tile, its slice of K.)
 template <int Stages, int BlockM, int BlockN>
 __device__ __forceinline__ void produce(const CUtensorMap* map_a, const CUtensorMap* map_b, std::uint8_t* smem,
                                         std::uint64_t* full, std::uint64_t* empty, int tiles_m, int tiles_n,
-                                        int num_kb) {
+                                        int first_tile, int tile_step, int kb0, int kb1) {
   constexpr int kA = BlockM * wg::kRowBytes, kStage = kA + BlockN * wg::kRowBytes;
   ptx::tma_prefetch_map(map_a);
   ptx::tma_prefetch_map(map_b);
   Ring<Stages> ring;
-  for (int t = blockIdx.x; t < tiles_m * tiles_n; t += gridDim.x) {
+  for (int t = first_tile; t < tiles_m * tiles_n; t += tile_step) {
     int tm, tn;
     tile_index(t, tiles_m, tiles_n, tm, tn);
-    for (int kb = 0; kb < num_kb; ++kb) {
+    for (int kb = kb0; kb < kb1; ++kb) {
       ptx::mbarrier_wait(&empty[ring.stage], ring.phase ^ 1); // first lap: passes at once
       std::uint8_t* stage = smem + ring.stage * kStage;
 #ifndef CH10_ABLATE_LOADS
@@ -352,7 +355,9 @@ __global__ void __launch_bounds__(kThreads, 1)
 
   if (role == 0) {
     ptx::setmaxnreg_dec<kProducerRegs>();
-    if (threadIdx.x == 0) produce<Stages, BLOCK_M, BLOCK_N>(&map_a, &map_b, smem, full, empty, tiles_m, tiles_n, num_kb);
+    if (threadIdx.x == 0)
+      produce<Stages, BLOCK_M, BLOCK_N>(&map_a, &map_b, smem, full, empty, tiles_m, tiles_n, blockIdx.x, gridDim.x, 0,
+                                        num_kb);
   } else {
     ptx::setmaxnreg_inc<kMathRegs>();
     const int math = role - 1; // rows 64 * math .. of the tile

@@ -77,38 +77,22 @@ __global__ void __launch_bounds__(v4::kThreads, 1)
   std::uint64_t* empty = full + Stages;
   float* partial_tile = reinterpret_cast<float*>(smem); // after the K loop: this block's FP32 piece of the tile
 
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < Stages; ++s) {
-      ptx::mbarrier_init(&full[s], 1);
-      ptx::mbarrier_init(&empty[s], 4 * v4::kMathGroups);
-    }
-    ptx::fence_barrier_init();
-  }
-  __syncthreads();
+  v4::init_ring<Stages>(full, empty);
 
   // The cluster's tile, and this block's slice of its K blocks.
+  const int tiles_m = steps::ceil_div(p.m, BLOCK_M), tiles_n = steps::ceil_div(p.n, BLOCK_N);
+  const int tile = static_cast<int>(blockIdx.x) / splits;
   int m0, n0;
-  v4::tile_at(static_cast<int>(blockIdx.x) / splits, steps::ceil_div(p.m, BLOCK_M), steps::ceil_div(p.n, BLOCK_N),
-              m0, n0);
+  v4::tile_at(tile, tiles_m, tiles_n, m0, n0);
   const int num_kb = k_blocks(p.k);
   const int kb0 = num_kb * rank / splits, kb1 = num_kb * (rank + 1) / splits;
   const int role = __shfl_sync(0xffffffff, static_cast<int>(threadIdx.x / 128), 0); // warp-uniform (see v4)
 
   if (role == 0) {
     ptx::setmaxnreg_dec<v4::kProducerRegs>();
-    if (threadIdx.x == 0) { // v4's producer over one slice
-      ptx::tma_prefetch_map(&map_a);
-      ptx::tma_prefetch_map(&map_b);
-      v4::Ring<Stages> ring;
-      for (int kb = kb0; kb < kb1; ++kb) {
-        ptx::mbarrier_wait(&empty[ring.stage], ring.phase ^ 1);
-        std::uint8_t* stage = smem + ring.stage * v4::kStageBytes;
-        ptx::mbarrier_arrive_expect_tx(&full[ring.stage], v4::kStageBytes);
-        ptx::tma_load_2d(stage, &map_a, &full[ring.stage], kb * wg::kBlockK, m0);
-        ptx::tma_load_2d(stage + v4::kABytes, &map_b, &full[ring.stage], kb * wg::kBlockK, n0);
-        ring.advance();
-      }
-    }
+    if (threadIdx.x == 0) // v4's producer over one tile's slice of K
+      v4::produce<Stages, BLOCK_M, BLOCK_N>(&map_a, &map_b, smem, full, empty, tiles_m, tiles_n, tile,
+                                            tiles_m * tiles_n, kb0, kb1);
     // The producer's warps stay to the end: every thread of the cluster
     // meets at the two cluster barriers of the math warpgroups below. (Each
     // role calls them in its own branch: code after the branches would be

@@ -139,7 +139,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   if (role == 0) {
     ptx::setmaxnreg_dec<kProducerRegs>();
     if (threadIdx.x == 0)
-      v4::produce<kStages, BLOCK_M, BLOCK_N>(&map_a, &map_b, smem, full, empty, tiles_m, tiles_n, num_kb);
+      v4::produce<kStages, BLOCK_M, BLOCK_N>(&map_a, &map_b, smem, full, empty, tiles_m, tiles_n, blockIdx.x,
+                                             gridDim.x, 0, num_kb);
   } else {
     ptx::setmaxnreg_inc<kMathRegs>();
     const int math = role - 1;
