@@ -339,7 +339,8 @@ def stages_chart(runs, out_png):
 # file's banner comment is generated from docs/results, so it cannot drift.
 #
 # Where a number goes:
-#   Markdown (chapters/*/README.md): an HTML comment right before its number,
+#   Markdown (chapters/*/README.md and the course map in README.md): an HTML
+#   comment right before its number,
 #   invisible on GitHub and in Doxygen 1.9 (which drops the comment):
 #       v3 reaches <!--n:01:float4:gbps-->4112 GB/s
 #   (No closing comment: Doxygen also drops the blank after a comment, which
@@ -630,7 +631,7 @@ def evaluate(results, expr):
 
 
 def marked_files(root):
-    out = []
+    out = [os.path.join(root, "README.md")] if os.path.isfile(os.path.join(root, "README.md")) else []
     for d in sorted(glob.glob(os.path.join(root, "chapters", "*"))):
         for f in sorted(os.listdir(d)) if os.path.isdir(d) else []:
             if f == "README.md" or f.endswith(CODE_EXT):
