@@ -110,7 +110,19 @@ struct Fp8Gemm {
   OperandScales sa;                ///< scales of A
   OperandScales sb;                ///< scales of B
   __nv_bfloat16* d = nullptr;      ///< m x n BF16, row-major
+  /// A's scales once more, K-block-major: sa_by_kb[kb * sa_by_kb_ld + r] is
+  /// the scale of row r in K block kb, in both scalings (per tensor: the one
+  /// scale repeated). One K block's scales of consecutive rows are then
+  /// contiguous, so v4's producer copies those of a tile's 128 rows as one
+  /// TMA box (in `sa` they are a K-block row apart). cuBLASLt reads its
+  /// 1 x 128 scales in the same layout. Versions that do not read it may
+  /// leave it null.
+  const float* sa_by_kb = nullptr;
+  int sa_by_kb_ld = 0; ///< M rounded up to a multiple of 4: every K block's column starts 16-byte aligned
 };
+
+/// Floats between the K-block columns of Fp8Gemm::sa_by_kb for M rows.
+constexpr int sa_by_kb_ld(int m) { return (m + 3) / 4 * 4; }
 
 /// Two E4M3 codes (low byte first) as two floats. The conversion is exact:
 /// every E4M3 value is also an FP16 value, and every FP16 value an FP32 one.

@@ -52,17 +52,32 @@ TEST_CASE("the quantization sample: all of a small D, distinct elements of a lar
   }
 }
 
-TEST_CASE("fine scales in cuBLASLt's layouts", "[ch10]") {
-  // A: 8 rows, K = 300 (3 K blocks, the last partial): scale (r, kb) = 10 r + kb.
-  const int rows_a = 8, k_a = 300, kbs_a = ch10::k_blocks(k_a);
-  REQUIRE(kbs_a == 3);
-  std::vector<float> a(static_cast<std::size_t>(rows_a) * kbs_a);
-  for (int r = 0; r < rows_a; ++r)
-    for (int kb = 0; kb < kbs_a; ++kb) a[static_cast<std::size_t>(r) * kbs_a + kb] = 10.0f * r + kb;
-  const std::vector<float> lt_a = ch10::v0::lt_scales_of(a, false, rows_a, k_a);
-  REQUIRE(lt_a.size() == a.size());
-  for (int r = 0; r < rows_a; ++r)
-    for (int kb = 0; kb < kbs_a; ++kb) CHECK(lt_a[static_cast<std::size_t>(kb) * rows_a + r] == 10.0f * r + kb);
+TEST_CASE("A's scales K-block-major (sa_by_kb: v4's and cuBLASLt's layout)", "[ch10]") {
+  // 6 rows, K = 300 (3 K blocks, the last partial): scale (r, kb) = 10 r + kb.
+  ch10::HostOperand a;
+  a.rows = 6;
+  a.k = 300;
+  const int kbs = ch10::k_blocks(a.k);
+  REQUIRE(kbs == 3);
+  for (int r = 0; r < a.rows; ++r)
+    for (int kb = 0; kb < kbs; ++kb) a.scales.push_back(10.0f * r + kb);
+  REQUIRE(ch10::sa_by_kb_ld(6) == 8);
+  REQUIRE(ch10::sa_by_kb_ld(8) == 8);
+  const std::vector<float> by_kb = ch10::scales_by_k_block(a);
+  REQUIRE(by_kb.size() == 8u * kbs);
+  for (int kb = 0; kb < kbs; ++kb) {
+    for (int r = 0; r < a.rows; ++r) CHECK(by_kb[static_cast<std::size_t>(kb) * 8 + r] == 10.0f * r + kb);
+    for (int r = a.rows; r < 8; ++r) CHECK(by_kb[static_cast<std::size_t>(kb) * 8 + r] == 0.0f); // padding
+  }
+  // Per tensor: the one scale in every place of a row.
+  a.scaling = ch10::Scaling::per_tensor;
+  a.scales = {0.5f};
+  const std::vector<float> one = ch10::scales_by_k_block(a);
+  for (int kb = 0; kb < kbs; ++kb)
+    for (int r = 0; r < a.rows; ++r) CHECK(one[static_cast<std::size_t>(kb) * 8 + r] == 0.5f);
+}
+
+TEST_CASE("B's fine scales in cuBLASLt's layout", "[ch10]") {
 
   // B: 200 rows (2 blocks of 128, the last partial), K = 640 (5 K blocks):
   // rows of the scale grid padded to 8; the padding is 0.
@@ -71,7 +86,7 @@ TEST_CASE("fine scales in cuBLASLt's layouts", "[ch10]") {
   std::vector<float> b(static_cast<std::size_t>(2) * kbs_b);
   for (int rb = 0; rb < 2; ++rb)
     for (int kb = 0; kb < kbs_b; ++kb) b[static_cast<std::size_t>(rb) * kbs_b + kb] = 100.0f * (rb + 1) + kb;
-  const std::vector<float> lt_b = ch10::v0::lt_scales_of(b, true, rows_b, k_b);
+  const std::vector<float> lt_b = ch10::v0::lt_scales_of(b, rows_b, k_b);
   REQUIRE(lt_b.size() == 16);
   for (int rb = 0; rb < 2; ++rb) {
     for (int kb = 0; kb < kbs_b; ++kb) CHECK(lt_b[static_cast<std::size_t>(rb) * 8 + kb] == 100.0f * (rb + 1) + kb);
@@ -79,5 +94,5 @@ TEST_CASE("fine scales in cuBLASLt's layouts", "[ch10]") {
   }
   // K blocks a multiple of 4: no padding, the same order as ours.
   const std::vector<float> four{1, 2, 3, 4};
-  CHECK(ch10::v0::lt_scales_of(four, true, 128, 512) == four);
+  CHECK(ch10::v0::lt_scales_of(four, 128, 512) == four);
 }

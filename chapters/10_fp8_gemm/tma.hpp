@@ -70,6 +70,29 @@ inline CUtensorMap make_tensor_map_k_major(const void* base, std::uint64_t rows,
   return map;
 }
 
+/// The map of a K-block-major matrix of FP32 scales (Fp8Gemm::sa_by_kb:
+/// `k_blocks` columns of `rows` floats, `ld` floats apart, `ld` a multiple
+/// of 4) for copies of `box_rows` consecutive rows of one K block, unswizzled.
+/// Rows of a box past `rows` arrive as zeros.
+inline CUtensorMap make_tensor_map_scales(const float* base, std::uint64_t rows, std::uint64_t k_blocks,
+                                          std::uint64_t ld, std::uint32_t box_rows) {
+  if (base == nullptr) throw std::invalid_argument("make_tensor_map_scales: no K-block-major scales (sa_by_kb)");
+  CUtensorMap map{};
+  const cuuint64_t dims[2] = {rows, k_blocks};
+  const cuuint64_t strides[1] = {ld * 4};
+  const cuuint32_t box[2] = {box_rows, 1};
+  const cuuint32_t element_strides[2] = {1, 1};
+  const CUresult r = tensor_map_encoder()(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float*>(base), dims,
+                                          strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                                          CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_NONE,
+                                          CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS)
+    throw std::runtime_error("cuTensorMapEncodeTiled failed (CUresult " + std::to_string(static_cast<int>(r)) +
+                             ") for the scales, " + std::to_string(k_blocks) + " K blocks x " + std::to_string(rows) +
+                             " rows");
+  return map;
+}
+
 /// The map of D (row-major BF16, `rows` x `cols`) for TMA stores of boxes
 /// of `box_rows` rows x 64 columns (128 bytes) from shared memory laid out
 /// with the 128-byte swizzle (the picture above, with 2-byte elements).

@@ -27,11 +27,12 @@
 //
 // (cuBLASLt's A is our B, so our B's 128 x 128 blocks go to A_SCALE_MODE: the
 // pairs BLK x VEC and VEC x BLK are both allowed on Hopper, BLK x BLK is not.)
-// Its block-scale tensors are laid out differently from ours (see
-// lt_scales_of below): the 1 x 128 scales "outer-dimension-major", i.e. for
-// K block kb the M scales of all rows of A are contiguous, so M must be a
-// multiple of 4 (every K block's column 16-byte aligned); the 128 x 128
-// scales K-block-major with a row stride rounded up to a multiple of 4
+// Its block-scale tensors are laid out differently from `sa` and `sb`: the
+// 1 x 128 scales "outer-dimension-major", i.e. for K block kb the M scales
+// of all rows of A are contiguous, so M must be a multiple of 4 (every K
+// block's column 16-byte aligned): that is Fp8Gemm::sa_by_kb, which v4 reads
+// too; the 128 x 128 scales (lt_scales_of below) K-block-major with a row
+// stride rounded up to a multiple of 4
 // (cuBLAS documentation, "scaling factors layouts"; a missing padding is
 // silently wrong when ceil(K / 128) % 4 != 0, as PyTorch's scaled_mm found:
 // pytorch/pytorch pull request 166752).
@@ -98,20 +99,12 @@ inline const char* lt_scales_name(LtScales s) {
   return "?";
 }
 
-/// Our fine scales (row-major over the block grid, fp8_gemm.cuh) in
-/// cuBLASLt's block-scale layouts, on the host:
-///   our A (rows x K, 1 x 128):   lt[kb * rows + r]   = ours[r * kbs + kb]   (rows % 4 == 0)
-///   our B (rows x K, 128 x 128): lt[rb * ld + kb]    = ours[rb * kbs + kb], ld = kbs rounded up to 4
-/// (kbs = ceil(K / 128)). The padding of B's rows stays zero.
-inline std::vector<float> lt_scales_of(const std::vector<float>& ours, bool is_b, int rows, int k) {
+/// B's fine scales (row-major over the block grid, fp8_gemm.cuh) in
+/// cuBLASLt's 128 x 128 block-scale layout, on the host (A's: sa_by_kb):
+///   lt[rb * ld + kb] = ours[rb * kbs + kb], ld = kbs rounded up to 4
+/// (kbs = ceil(K / 128), `rows` rows of B). The padding of the rows stays zero.
+inline std::vector<float> lt_scales_of(const std::vector<float>& ours, int rows, int k) {
   const int kbs = k_blocks(k);
-  if (!is_b) {
-    std::vector<float> lt(static_cast<std::size_t>(rows) * kbs);
-    for (int r = 0; r < rows; ++r)
-      for (int kb = 0; kb < kbs; ++kb)
-        lt[static_cast<std::size_t>(kb) * rows + r] = ours[static_cast<std::size_t>(r) * kbs + kb];
-    return lt;
-  }
   const int rbs = steps::ceil_div(rows, kScaleBlock), ld = steps::ceil_div(kbs, 4) * 4;
   std::vector<float> lt(static_cast<std::size_t>(rbs) * ld, 0.0f);
   for (int rb = 0; rb < rbs; ++rb)

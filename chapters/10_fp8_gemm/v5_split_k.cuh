@@ -66,15 +66,16 @@ static_assert(kPartialBytes <= v4::kMinStages * v4::kStageBytes + v4::kMathGroup
 template <int Stages>
 __global__ void __launch_bounds__(v4::kThreads, 1)
     fp8_gemm_split_k(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
-                     Fp8Gemm p) {
+                     const __grid_constant__ CUtensorMap map_sa, Fp8Gemm p) {
   namespace cg = cooperative_groups;
   const cg::cluster_group cluster = cg::this_cluster();
   const int splits = static_cast<int>(cluster.num_blocks()), rank = static_cast<int>(cluster.block_rank());
 
   extern __shared__ std::uint8_t smem_raw[];
-  std::uint8_t* smem = wg::align_1024(smem_raw);
-  auto* full = reinterpret_cast<std::uint64_t*>(smem + Stages * v4::kStageBytes + v4::kMathGroups * v4::kOutBytes);
-  std::uint64_t* empty = full + Stages;
+  const v4::Smem<Stages> sm(wg::align_1024(smem_raw));
+  std::uint8_t* smem = sm.ring;
+  std::uint64_t* full = sm.full;
+  std::uint64_t* empty = sm.empty;
   float* partial_tile = reinterpret_cast<float*>(smem); // after the K loop: this block's FP32 piece of the tile
 
   v4::init_ring<Stages>(full, empty);
@@ -91,8 +92,8 @@ __global__ void __launch_bounds__(v4::kThreads, 1)
   if (role == 0) {
     ptx::setmaxnreg_dec<v4::kProducerRegs>();
     if (threadIdx.x == 0) // v4's producer over one tile's slice of K
-      v4::produce<Stages, BLOCK_M, BLOCK_N>(&map_a, &map_b, smem, full, empty, tiles_m, tiles_n, tile,
-                                            tiles_m * tiles_n, kb0, kb1);
+      v4::produce<Stages, BLOCK_M, BLOCK_N>(&map_a, &map_b, &map_sa, smem, sm.scales, full, empty, tiles_m, tiles_n,
+                                            tile, tiles_m * tiles_n, kb0, kb1);
     // The producer's warps stay to the end: every thread of the cluster
     // meets at the two cluster barriers of the math warpgroups below. (Each
     // role calls them in its own branch: code after the branches would be
@@ -103,15 +104,15 @@ __global__ void __launch_bounds__(v4::kThreads, 1)
   } else {
     ptx::setmaxnreg_inc<v4::kMathRegs>();
     const int math = role - 1, warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
-    const wg::Fragment f(m0 + math * wg::kMathRows, n0, warp, lane);
     v4::Ring<Stages> ring;
     float partial0[wg::kAccum] = {}, partial1[wg::kAccum] = {}, total[wg::kAccum] = {};
     // Zeroed here, not between the first wgmma and its wait: moved there, the
     // zeroing makes the compiler wait for that wgmma (ptxas warning C7517).
     wg::fence_operands(total);
     wg::fence_operands(partial1);
-    v4::math_tile(p, f, n0, ptx::wgmma_desc_sw128_lo(smem + math * wg::kMathRows * wg::kRowBytes),
-                  ptx::wgmma_desc_sw128_lo(smem + v4::kABytes), full, empty, ring, kb0, kb1 - kb0, total, partial0,
+    v4::math_tile(sm.scales + math * wg::kMathRows + 16 * warp + lane / 4, p.sb.address(n0, kb0), p.sb.kb_stride,
+                  ptx::wgmma_desc_sw128_lo(smem + math * wg::kMathRows * wg::kRowBytes),
+                  ptx::wgmma_desc_sw128_lo(smem + v4::kABytes), full, empty, ring, kb1 - kb0, total, partial0,
                   partial1);
     // Both math warpgroups have finished reading the ring (their last wgmma
     // waited for) before either overwrites it with its partial tile.
@@ -241,9 +242,10 @@ template <int Stages>
 void launch_stages(const Fp8Gemm& p, const Plan& plan, cudaStream_t stream) {
   const CUtensorMap map_a = make_tensor_map_k_major(p.a, p.m, p.k, BLOCK_M);
   const CUtensorMap map_b = make_tensor_map_k_major(p.b, p.n, p.k, BLOCK_N);
+  const CUtensorMap map_sa = make_tensor_map_scales(p.sa_by_kb, p.m, k_blocks(p.k), p.sa_by_kb_ld, BLOCK_M);
   cudaLaunchAttribute cluster;
   const cudaLaunchConfig_t config = launch_config<Stages>(plan.tiles, plan.splits, cluster, stream);
-  CUDA_CHECK(cudaLaunchKernelEx(&config, fp8_gemm_split_k<Stages>, map_a, map_b, p));
+  CUDA_CHECK(cudaLaunchKernelEx(&config, fp8_gemm_split_k<Stages>, map_a, map_b, map_sa, p));
   CUDA_CHECK_LAUNCH();
 }
 

@@ -67,7 +67,8 @@ static_assert(kProducerRegs * 128 + kMathRegs * 128 * kMathGroups <= 65536, "mor
 constexpr int kABytes = BLOCK_M * wg::kRowBytes;               // 16 KB
 constexpr int kStageBytes = kABytes + BLOCK_N * wg::kRowBytes; // 40 KB
 constexpr int kOutBytes = wg::kMathRows * BLOCK_N * 2;         // 24 KB per math warpgroup
-constexpr int kSmemBytes = kStages * kStageBytes + kMathGroups * kOutBytes + 2 * kStages * 8 + 1024;
+constexpr int kScaleBytes = BLOCK_M * 4;                      // A's scales of one stage
+constexpr int kSmemBytes = kStages * (kStageBytes + kScaleBytes) + kMathGroups * kOutBytes + 2 * kStages * 8 + 1024;
 static_assert(kSmemBytes <= 232448, "more shared memory than an H100/H200 block may have");
 static_assert(kStageBytes % 1024 == 0 && kABytes % 1024 == 0, "stages and B must start 1024-byte aligned");
 
@@ -77,23 +78,21 @@ struct Scales {
   float a0, a1, b[3];
 };
 
-/// Per-thread scale pointers stepped one K block at a time (wg::ScaleCursor
-/// for three B chunks). Rows past M read row M - 1, chunks past N the last
-/// column's block: their partial sums are 0 or never stored.
-struct ScaleCursor {
-  const float *a0, *a1, *b; // b: chunk 0's scale; chunks 1 and 2 are b1, b2 scales further
-  int b1, b2, a_step, b_step;
-  __device__ ScaleCursor(const Fp8Gemm& p, const wg::Fragment& f, int n0)
-      : a0(p.sa.address(min(f.row0, p.m - 1), 0)), a1(p.sa.address(min(f.row0 + 8, p.m - 1), 0)),
-        b(p.sb.address(n0, 0)), b1(static_cast<int>(p.sb.address(min(n0 + 64, p.n - 1), 0) - b)),
-        b2(static_cast<int>(p.sb.address(min(n0 + 128, p.n - 1), 0) - b)), a_step(p.sa.kb_stride),
-        b_step(p.sb.kb_stride) {}
-  __device__ Scales next() {
-    Scales s{*a0, *a1, {b[0], b[b1], b[b2]}};
-    a0 += a_step;
-    a1 += a_step;
-    b += b_step;
-    return s;
+/// The tile's three B scales, one per 64-column chunk, K block after K
+/// block (a per-thread pointer stepped by one K block). Chunks past N read
+/// the last column's block: their columns are never stored. (A's scales come
+/// with the stage, as in v4.)
+struct BCursor {
+  const float* b; // chunk 0's scale; chunks 1 and 2 are b1, b2 scales further
+  int b1, b2, step;
+  __device__ BCursor(const Fp8Gemm& p, int n0)
+      : b(p.sb.address(n0, 0)), b1(static_cast<int>(p.sb.address(min(n0 + 64, p.n - 1), 0) - b)),
+        b2(static_cast<int>(p.sb.address(min(n0 + 128, p.n - 1), 0) - b)), step(p.sb.kb_stride) {}
+  __device__ void next(float (&out)[3]) {
+    out[0] = b[0];
+    out[1] = b[b1];
+    out[2] = b[b2];
+    b += step;
   }
 };
 
@@ -121,11 +120,13 @@ __device__ __forceinline__ void promote(float (&total)[kAccum], float (&partial)
 /// math warpgroups with one partial set (see the top of this file).
 __global__ void __launch_bounds__(kThreads, 1)
     fp8_gemm_wide_tiles(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
-                        const __grid_constant__ CUtensorMap map_d, bool tma_store, Fp8Gemm p) {
+                        const __grid_constant__ CUtensorMap map_sa, const __grid_constant__ CUtensorMap map_d,
+                        bool tma_store, Fp8Gemm p) {
   extern __shared__ std::uint8_t smem_raw[];
   std::uint8_t* smem = wg::align_1024(smem_raw);
   std::uint8_t* out = smem + kStages * kStageBytes;
-  auto* full = reinterpret_cast<std::uint64_t*>(out + kMathGroups * kOutBytes);
+  auto* scales = reinterpret_cast<float*>(out + kMathGroups * kOutBytes); // stage s: BLOCK_M A scales
+  auto* full = reinterpret_cast<std::uint64_t*>(scales + kStages * BLOCK_M);
   std::uint64_t* empty = full + kStages;
 
   static_assert(kMathGroups == v4::kMathGroups, "v4's ring: one empty[] arrival per math warp");
@@ -139,8 +140,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   if (role == 0) {
     ptx::setmaxnreg_dec<kProducerRegs>();
     if (threadIdx.x == 0)
-      v4::produce<kStages, BLOCK_M, BLOCK_N>(&map_a, &map_b, smem, full, empty, tiles_m, tiles_n, blockIdx.x,
-                                             gridDim.x, 0, num_kb);
+      v4::produce<kStages, BLOCK_M, BLOCK_N>(&map_a, &map_b, &map_sa, smem, scales, full, empty, tiles_m, tiles_n,
+                                             blockIdx.x, gridDim.x, 0, num_kb);
   } else {
     ptx::setmaxnreg_inc<kMathRegs>();
     const int math = role - 1;
@@ -148,19 +149,22 @@ __global__ void __launch_bounds__(kThreads, 1)
     const bool signals = lane == 0;
     const std::uint32_t a_lo = ptx::wgmma_desc_sw128_lo(smem + math * wg::kMathRows * wg::kRowBytes);
     const std::uint32_t b_lo = ptx::wgmma_desc_sw128_lo(smem + kABytes);
+    const float* sa = scales + math * wg::kMathRows + 16 * warp_in_group + lane / 4; // this thread's first row
     v4::Ring<kStages> ring;
     float partial[kAccum] = {};
     for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
       int tm, tn;
       v4::tile_index(t, tiles_m, tiles_n, tm, tn);
       const int m0 = tm * BLOCK_M, n0 = tn * BLOCK_N, row0 = m0 + math * wg::kMathRows;
-      const wg::Fragment f(row0, n0, warp_in_group, lane);
-      ScaleCursor cursor(p, f, n0);
+      BCursor cursor(p, n0);
       float total[kAccum] = {};
       for (int kb = 0; kb < num_kb; ++kb) {
-        const Scales sc = cursor.next(); // in flight while the wgmma run
+        Scales sc;
+        cursor.next(sc.b); // in flight while the wgmma run
         const std::uint32_t stage_lo = ring.stage * (kStageBytes >> 4);
         ptx::mbarrier_wait(&full[ring.stage], ring.phase);
+        sc.a0 = sa[ring.stage * BLOCK_M];
+        sc.a1 = sa[ring.stage * BLOCK_M + 8];
         wg::issue_k_block(partial, a_lo + stage_lo, b_lo + stage_lo);
 
         ptx::wgmma_wait<0>();
@@ -182,6 +186,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 inline void launch(const Fp8Gemm& p, cudaStream_t stream) {
   const CUtensorMap map_a = make_tensor_map_k_major(p.a, p.m, p.k, BLOCK_M);
   const CUtensorMap map_b = make_tensor_map_k_major(p.b, p.n, p.k, BLOCK_N);
+  const CUtensorMap map_sa = make_tensor_map_scales(p.sa_by_kb, p.m, k_blocks(p.k), p.sa_by_kb_ld, BLOCK_M);
   CUtensorMap map_d{};
   const bool tma_store = make_tensor_map_d(p.d, p.m, p.n, wg::kMathRows, map_d);
   int device = 0, sms = 0;
@@ -191,7 +196,7 @@ inline void launch(const Fp8Gemm& p, cudaStream_t stream) {
   if (tiles > INT_MAX) throw std::invalid_argument("v6: more than 2^31 - 1 tiles");
   const int grid = static_cast<int>(std::min<long long>(sms, tiles));
   CUDA_CHECK(cudaFuncSetAttribute(fp8_gemm_wide_tiles, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
-  fp8_gemm_wide_tiles<<<grid, kThreads, kSmemBytes, stream>>>(map_a, map_b, map_d, tma_store, p);
+  fp8_gemm_wide_tiles<<<grid, kThreads, kSmemBytes, stream>>>(map_a, map_b, map_sa, map_d, tma_store, p);
   CUDA_CHECK_LAUNCH();
 }
 

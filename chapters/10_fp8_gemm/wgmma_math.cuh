@@ -1,6 +1,6 @@
 // Chapter 10: the math warpgroup's part of versions 3 and 4, shared by both
 // (v5 runs v4's; v6 uses the fragment layout, the operand fences and
-// issue_k_block's 64 x 192 form, with its own scales and promotion).
+// issue_k_block's 64 x 192 form, with its own B scales and promotion).
 //
 // A warpgroup (128 threads) owns a 64 x 128 piece of D. Per K block of 128:
 //
@@ -61,40 +61,12 @@ struct BlockScales {
   float a0, a1, b;
 };
 
-/// This thread's scales of K block kb. Rows past M get 0 (their A rows
+/// This thread's scales of K block kb from global memory (v3). Rows past M get 0 (their A rows
 /// arrived as zeros anyway) and read nothing.
 __device__ __forceinline__ BlockScales block_scales(const Fp8Gemm& p, const Fragment& f, int n0, int kb) {
   return {f.row0 < p.m ? p.sa.at(f.row0, kb) : 0.0f, f.row0 + 8 < p.m ? p.sa.at(f.row0 + 8, kb) : 0.0f,
           p.sb.at(n0, kb)};
 }
-
-/// Where a thread reads its scales, K block after K block (v4 and v5): one
-/// pointer into each of its two rows of sA and one into the tile's row block
-/// of sB, each stepped by one K block per next(). block_scales() computes
-/// row * stride + kb with 64-bit multiplies and checks the rows against M
-/// every block: in v4's inner loop that was about 50 of the 200 instructions
-/// a math warp issued per K block (Nsight Compute, H200).
-/// Rows past M read row M - 1's scales: their A rows arrived from TMA as
-/// zeros, so their partial sums are exactly 0 whatever finite scale
-/// multiplies them, and those rows of D are never stored.
-struct ScaleCursor {
-  const float *a0, *a1, *b;
-  int a_step, b_step;
-  /// The scales of the thread with fragment f in the tile at column n0,
-  /// starting at K block kb0.
-  __device__ ScaleCursor(const Fp8Gemm& p, const Fragment& f, int n0, int kb0)
-      : a0(p.sa.address(min(f.row0, p.m - 1), kb0)), a1(p.sa.address(min(f.row0 + 8, p.m - 1), kb0)),
-        b(p.sb.address(n0, kb0)), a_step(p.sa.kb_stride), b_step(p.sb.kb_stride) {}
-  /// This K block's scales (global loads, in flight until first used); then
-  /// moves to the next block.
-  __device__ BlockScales next() {
-    const BlockScales s{*a0, *a1, *b};
-    a0 += a_step;
-    a1 += a_step;
-    b += b_step;
-    return s;
-  }
-};
 
 /// Tells the compiler that the asm statement "uses and redefines" every
 /// accumulator register here. The wgmma wrapper's outputs are only valid
