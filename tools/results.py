@@ -323,7 +323,7 @@ def stages_chart(runs, out_png):
     for x, v, _ in points:
         ax.annotate(f"{v:.0f}", (x, v), textcoords="offset points", xytext=(0, 7), ha="center", fontsize=8)
     ax.set_xticks(xs)
-    ax.set_xlabel("stages in the ring (32 KB each)")
+    ax.set_xlabel("stages in the ring (32.5 KB each: A, B and A's scales)")
     ax.set_ylabel("TFLOP/s")
     ax.set_ylim(0, max(max(p[1], p[2]) for p in points) * 1.15)
     r = runs[0]
