@@ -37,6 +37,27 @@ inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
   return fn;
 }
 
+/// cuTensorMapEncodeTiled for a 2-D tensor: `cols` elements of `type` per
+/// row (innermost), `rows` rows `row_bytes` apart, boxes of `box_cols` x
+/// `box_rows`, element strides 1, no interleave, elements past the tensor
+/// read as zeros. On failure throws, naming the CUresult and `what`.
+inline CUtensorMap encode_2d(CUtensorMapDataType type, const void* base, std::uint64_t cols, std::uint64_t rows,
+                             std::uint64_t row_bytes, std::uint32_t box_cols, std::uint32_t box_rows,
+                             CUtensorMapSwizzle swizzle, CUtensorMapL2promotion promotion, const std::string& what) {
+  CUtensorMap map{};
+  const cuuint64_t dims[2] = {cols, rows}; // innermost first
+  const cuuint64_t strides[1] = {row_bytes};
+  const cuuint32_t box[2] = {box_cols, box_rows};
+  const cuuint32_t element_strides[2] = {1, 1};
+  const CUresult r = tensor_map_encoder()(&map, type, 2, const_cast<void*>(base), dims, strides, box, element_strides,
+                                          CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, promotion,
+                                          CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS)
+    throw std::runtime_error("cuTensorMapEncodeTiled failed (CUresult " + std::to_string(static_cast<int>(r)) +
+                             ") for " + what);
+  return map;
+}
+
 /// The map of a row-major matrix of `rows` rows of `row_bytes` one-byte
 /// elements (E4M3 codes), copied in boxes of `box_rows` rows x 128 bytes,
 /// written to shared memory with the 128-byte swizzle: the layout
@@ -52,22 +73,14 @@ inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
 ///
 /// The swizzle spreads the 16-byte chunks of 8 consecutive rows over all 32
 /// banks, so wgmma reads a column of chunks without bank conflicts.
+/// (Boxes are 128 bytes of K: the most the 128-byte swizzle allows; the row
+/// pitch must be a multiple of 16 bytes.)
 inline CUtensorMap make_tensor_map_k_major(const void* base, std::uint64_t rows, std::uint64_t row_bytes,
                                            std::uint32_t box_rows) {
-  CUtensorMap map{};
-  const cuuint64_t dims[2] = {row_bytes, rows};     // innermost first
-  const cuuint64_t strides[1] = {row_bytes};        // bytes from one row to the next (a multiple of 16)
-  const cuuint32_t box[2] = {128, box_rows};        // 128 bytes of K: the most the 128-byte swizzle allows
-  const cuuint32_t element_strides[2] = {1, 1};
-  const CUresult r = tensor_map_encoder()(&map, CU_TENSOR_MAP_DATA_TYPE_UINT8, 2, const_cast<void*>(base), dims,
-                                          strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                                          CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                                          CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (r != CUDA_SUCCESS)
-    throw std::runtime_error("cuTensorMapEncodeTiled failed (CUresult " + std::to_string(static_cast<int>(r)) +
-                       ") for a " + std::to_string(rows) + " x " + std::to_string(row_bytes) +
+  return encode_2d(CU_TENSOR_MAP_DATA_TYPE_UINT8, base, row_bytes, rows, row_bytes, 128, box_rows,
+                   CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                   "a " + std::to_string(rows) + " x " + std::to_string(row_bytes) +
                        " byte matrix: rows must be a multiple of 16 bytes and the base 16-byte aligned");
-  return map;
 }
 
 /// The map of a K-block-major matrix of FP32 scales (Fp8Gemm::sa_by_kb:
@@ -77,20 +90,9 @@ inline CUtensorMap make_tensor_map_k_major(const void* base, std::uint64_t rows,
 inline CUtensorMap make_tensor_map_scales(const float* base, std::uint64_t rows, std::uint64_t k_blocks,
                                           std::uint64_t ld, std::uint32_t box_rows) {
   if (base == nullptr) throw std::invalid_argument("make_tensor_map_scales: no K-block-major scales (sa_by_kb)");
-  CUtensorMap map{};
-  const cuuint64_t dims[2] = {rows, k_blocks};
-  const cuuint64_t strides[1] = {ld * 4};
-  const cuuint32_t box[2] = {box_rows, 1};
-  const cuuint32_t element_strides[2] = {1, 1};
-  const CUresult r = tensor_map_encoder()(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float*>(base), dims,
-                                          strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                                          CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_NONE,
-                                          CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (r != CUDA_SUCCESS)
-    throw std::runtime_error("cuTensorMapEncodeTiled failed (CUresult " + std::to_string(static_cast<int>(r)) +
-                             ") for the scales, " + std::to_string(k_blocks) + " K blocks x " + std::to_string(rows) +
-                             " rows");
-  return map;
+  return encode_2d(CU_TENSOR_MAP_DATA_TYPE_FLOAT32, base, rows, k_blocks, ld * 4, box_rows, 1,
+                   CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_NONE,
+                   "the scales, " + std::to_string(k_blocks) + " K blocks x " + std::to_string(rows) + " rows");
 }
 
 /// The map of D (row-major BF16, `rows` x `cols`) for TMA stores of boxes
@@ -101,16 +103,9 @@ inline CUtensorMap make_tensor_map_scales(const float* base, std::uint64_t rows,
 inline bool make_tensor_map_d(void* base, std::uint64_t rows, std::uint64_t cols, std::uint32_t box_rows,
                               CUtensorMap& map) {
   if (cols % 8 != 0 || reinterpret_cast<std::uintptr_t>(base) % 16 != 0) return false;
-  const cuuint64_t dims[2] = {cols, rows};
-  const cuuint64_t strides[1] = {cols * 2};
-  const cuuint32_t box[2] = {64, box_rows};
-  const cuuint32_t element_strides[2] = {1, 1};
-  const CUresult r = tensor_map_encoder()(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, base, dims, strides, box,
-                                          element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                                          CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (r != CUDA_SUCCESS)
-    throw std::runtime_error("cuTensorMapEncodeTiled failed (CUresult " + std::to_string(static_cast<int>(r)) +
-                             ") for D, " + std::to_string(rows) + " x " + std::to_string(cols) + " BF16");
+  map = encode_2d(CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, base, cols, rows, cols * 2, 64, box_rows,
+                  CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_NONE,
+                  "D, " + std::to_string(rows) + " x " + std::to_string(cols) + " BF16");
   return true;
 }
 
