@@ -194,7 +194,7 @@ __device__ __forceinline__ void math_tile(const float* sa, const float* sb, int 
   auto finish = [&](float(&partial)[wg::kAccum], const wg::BlockScales& sc) {
     if (signals) ptx::mbarrier_arrive(&empty[ring.stage]); // this warp no longer reads the stage
 #ifdef CH10_ABLATE_PROMOTION
-    if (p.k < 0) // never: the promotion is compiled but not run
+    if (num_kb < 0) // never: the promotion is compiled but not run
 #endif
       wg::promote(total, partial, sc);
     ring.advance();
@@ -362,6 +362,7 @@ __device__ __forceinline__ void produce(const CUtensorMap* map_a, const CUtensor
       ptx::tma_load_2d(scales + ring.stage * BlockM, map_sa, &full[ring.stage], tm * BlockM, kb);
 #else
       (void)stage;
+      (void)kBytes;
       ptx::mbarrier_arrive(&full[ring.stage]); // the stage "arrives" with whatever it holds
 #endif
       ring.advance();
