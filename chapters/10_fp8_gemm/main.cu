@@ -23,8 +23,9 @@
 //   v5 split_k                   v4, and when the tiles cannot fill the GPU: K split over a
 //                                thread-block cluster, partial tiles added through distributed
 //                                shared memory
-//   v6 wide_tiles                v4 with 128 x 192 tiles (wgmma m64n192k32), one partial set per
-//                                warpgroup, 4 stages: fewer tiles, a better fit on some shapes
+//   v6 wide_tiles                v4 with 128 x 192 tiles, one partial set per warpgroup filled in
+//                                two halves (wgmma m64n96k32), 4 stages: fewer tiles, a better fit
+//                                on some shapes
 //
 // Two groups of rows, each with its own data (problem.cuh): the chapter's
 // kernels, cuBLASLt's baseline and the BF16 control run the scaling the
@@ -204,7 +205,7 @@ std::vector<steps::GroupPtr> registry() {
                      "shared memory",
                      Role::version, gamma_tensor_cores, [](Kernels& p, cudaStream_t s) { p.run_split_k(s); }),
           fp8_row<Kernels>("wide_tiles",
-                     "v6: v4 with 128 x 192 tiles (wgmma m64n192k32), one partial set per warpgroup, 4 stages",
+                     "v6: v4 with 128 x 192 tiles, one partial set per warpgroup in two halves (wgmma m64n96k32), 4 stages",
                      Role::version, gamma_tensor_cores, [](Kernels& p, cudaStream_t s) { v6::launch(p.gemm(), s); }),
           fp8_row<Kernels>("mistake_scale_after_k", "scales applied once after the whole K sum (right only per tensor)",
                      Role::mistake, gamma_cuda_cores,

@@ -1,30 +1,35 @@
 // Chapter 10, version 6: wider tiles, 128 x 192.
 //
-// Change from version 4: the tile is 192 columns wide (wgmma m64n192k32),
-// and each math warpgroup keeps ONE set of partial sums instead of two.
+// Change from version 4: the tile is 192 columns wide, and each math
+// warpgroup has room for one set of partial sums only, which it fills in two
+// halves of 96 columns (wgmma m64n96k32), so that one half is always in
+// flight while the other is promoted.
 //
 //   block = 3 warpgroups (384 threads), tile 128 x 192, 4 stages of 40 KB
 //   warpgroup 0: the producer, as in v4 (B's box is 192 rows)
-//   warpgroups 1 and 2, rows 0-63 and 64-127, for each K block:
-//     wait full[s]; issue the 4 wgmma into `partial`; wait for them;
-//     arrive empty[s]; promote (total += scales * partial)
+//   warpgroups 1 and 2, rows 0-63 and 64-127, per K block kb:
+//     wait for half 0 of kb; promote it          (half 1 of kb in flight)
+//     wait full[s(kb+1)]; issue half 0 of kb + 1
+//     wait for half 1 of kb; arrive empty[s(kb)]; promote it
+//                                                (half 0 of kb + 1 in flight)
+//     issue half 1 of kb + 1
 //
 // What it was built for: fewer shared-memory bytes per multiply-add. Per
 // K block, v4's two warpgroups read 2 x (8 KB of A + 16 KB of B) from
-// shared memory and TMA writes 32 KB: 80 KB per 128 x 128 x 128; here
-// 2 x (8 + 24) KB read and 40 KB written for 1.5 times the work, 69 KB per
-// 128 x 128 x 128. Nsight Compute agrees (L1/TEX throughput 85% in v4, 67%
-// here), and yet v6 is slower than v4 wherever both fill the GPU (the
-// lesson has the numbers): one partial set (below) costs more than the
-// bytes save.
+// shared memory and TMA writes 32 KB: 80 KB per 128 x 128 x 128; a 192-wide
+// tile read in one piece: 2 x (8 + 24) KB read and 40 KB written for 1.5
+// times the work, 69 KB per 128 x 128 x 128. In halves each warpgroup reads
+// its 8 KB of A twice: 80 KB per 128 x 128 x 128, as in v4.
 //
-// Why it is slower: 96 registers of partial sums and 96 of totals per
-// thread leave no room for a second partial set (v4 has 64 + 64 + 64), so
-// a warpgroup cannot issue block kb + 1 before it has promoted block kb.
-// Its tensor-core work stops while it promotes; the other warpgroup's wgmma
-// were meant to fill that gap, but both wait on the same stage and promote
-// at about the same time. (Making them take turns to issue, with two named
-// barriers, did not help: measured, not kept.)
+// Why halves: 96 registers of partial sums and 96 of totals per thread
+// leave no room for v4's second partial set (v4 has 64 + 64 + 64). With the
+// 192 columns issued as one group, a warpgroup had to wait for all of its
+// wgmma (wait_group 0) before it could promote and issue the next block,
+// and the tensor cores idled while both warpgroups promoted. Two groups of
+// 48 registers are the same 96, and wait_group 1 leaves one in flight.
+// (Measured on the H200: the tensor pipe busy 82% -> 86% of its cycles, the
+// speed +1% on most shapes; the lesson has the numbers and what ate the
+// rest.)
 //
 // Where it wins: a 192-wide tile makes fewer tiles, and on some shapes they
 // fill the 132 SMs better. 128 x 24576: 192 tiles of 128 x 128 are 1.45
@@ -32,7 +37,8 @@
 //
 // Scales: a 192-column tile starts at a multiple of 64, so each of its three
 // 64-column chunks lies in one 128-row block of B's scales: a thread loads
-// three B scales per K block (chunks 0, 1, 2) and its two A scales.
+// three B scales per K block (chunks 0, 1, 2); half 0 uses chunks 0 and 1,
+// half 1 chunks 1 and 2. A's two come with the stage, as in v4.
 //
 // The registers: v4's 40 (producer) + 2 x 232 left the math warpgroups a
 // few short here (ptxas spilled 16 bytes); 24 + 2 x 240 fits.
@@ -96,28 +102,39 @@ struct BCursor {
   }
 };
 
-/// total += sA(row) * sB(chunk) * partial: register 4i .. 4i + 3 lies in
-/// column chunk i / 8.
-__device__ __forceinline__ void promote(float (&total)[kAccum], float (&partial)[kAccum], const Scales& sc) {
-  wg::fence_operands(partial);
+/// Registers of one half tile (64 x 96): a K block's wgmma are issued as
+/// two groups, columns 0-95 and 96-191.
+constexpr int kHalf = kAccum / 2;
+/// B's rows 96.. of a stage, as a step of the descriptor's low word.
+constexpr std::uint32_t kHalfBLo = (BLOCK_N / 2) * wg::kRowBytes >> 4;
+
+/// total += sA(row) * sB(chunk) * half for half H of the tile: register
+/// 4i .. 4i + 3 of the half is column group 12H + i / 4 of the tile
+/// (totals 48H + i ..), in 64-column chunk (96H + 8 (i / 4)) / 64.
+template <int H>
+__device__ __forceinline__ void promote_half(float (&total)[kAccum], float (&half)[kHalf], Scales sc) {
+  wg::fence_operands(half);
+  // Keeps the scale products here, below the wgmma issued just before (as in wg::promote).
+  asm volatile("" : "+f"(sc.a0), "+f"(sc.a1), "+f"(sc.b[0]), "+f"(sc.b[1]), "+f"(sc.b[2]));
   float s0[3], s1[3];
 #pragma unroll
-  for (int c = 0; c < 3; ++c) {
+  for (int c = H; c < H + 2; ++c) { // chunks 0, 1 (H = 0) or 1, 2 (H = 1)
     s0[c] = sc.a0 * sc.b[c];
     s1[c] = sc.a1 * sc.b[c];
   }
 #pragma unroll
-  for (int i = 0; i < kAccum; i += 4) {
-    const int c = i / 32;
-    total[i] = fmaf(s0[c], partial[i], total[i]);
-    total[i + 1] = fmaf(s0[c], partial[i + 1], total[i + 1]);
-    total[i + 2] = fmaf(s1[c], partial[i + 2], total[i + 2]);
-    total[i + 3] = fmaf(s1[c], partial[i + 3], total[i + 3]);
+  for (int i = 0; i < kHalf; i += 4) {
+    const int c = (96 * H + 8 * (i / 4)) / 64, t = kHalf * H + i;
+    total[t] = fmaf(s0[c], half[i], total[t]);
+    total[t + 1] = fmaf(s0[c], half[i + 1], total[t + 1]);
+    total[t + 2] = fmaf(s1[c], half[i + 2], total[t + 2]);
+    total[t + 3] = fmaf(s1[c], half[i + 3], total[t + 3]);
   }
 }
 
 /// v6's kernel: v4's producer and ring (v4::init_ring, v4::produce), and
-/// math warpgroups with one partial set (see the top of this file).
+/// math warpgroups with one partial set, in two halves (see the top of this
+/// file).
 __global__ void __launch_bounds__(kThreads, 1)
     fp8_gemm_wide_tiles(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                         const __grid_constant__ CUtensorMap map_sa, const __grid_constant__ CUtensorMap map_d,
@@ -151,26 +168,65 @@ __global__ void __launch_bounds__(kThreads, 1)
     const std::uint32_t b_lo = ptx::wgmma_desc_sw128_lo(smem + kABytes);
     const float* sa = scales + math * wg::kMathRows + 16 * warp_in_group + lane / 4; // this thread's first row
     v4::Ring<kStages> ring;
-    float partial[kAccum] = {};
+    float half0[kHalf] = {}, half1[kHalf] = {};
     for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
       int tm, tn;
       v4::tile_index(t, tiles_m, tiles_n, tm, tn);
       const int m0 = tm * BLOCK_M, n0 = tn * BLOCK_N, row0 = m0 + math * wg::kMathRows;
       BCursor cursor(p, n0);
       float total[kAccum] = {};
-      for (int kb = 0; kb < num_kb; ++kb) {
-        Scales sc;
-        cursor.next(sc.b); // in flight while the wgmma run
-        const std::uint32_t stage_lo = ring.stage * (kStageBytes >> 4);
-        ptx::mbarrier_wait(&full[ring.stage], ring.phase);
-        sc.a0 = sa[ring.stage * BLOCK_M];
-        sc.a1 = sa[ring.stage * BLOCK_M + 8];
-        wg::issue_k_block(partial, a_lo + stage_lo, b_lo + stage_lo);
-
+      v4::Ring<kStages> ahead = ring; // the block whose halves are issued next
+      // Half 0 of the next block: wait for its stage, read its scales, issue.
+      auto start0 = [&](Scales& sc) {
+        cursor.next(sc.b);
+        const std::uint32_t stage_lo = ahead.stage * (kStageBytes >> 4);
+        ptx::mbarrier_wait(&full[ahead.stage], ahead.phase);
+        sc.a0 = sa[ahead.stage * BLOCK_M];
+        sc.a1 = sa[ahead.stage * BLOCK_M + 8];
+        wg::issue_k_block(half0, a_lo + stage_lo, b_lo + stage_lo);
+      };
+      auto start1 = [&] {
+        const std::uint32_t stage_lo = ahead.stage * (kStageBytes >> 4);
+        wg::issue_k_block(half1, a_lo + stage_lo, b_lo + stage_lo + kHalfBLo);
+        ahead.advance();
+      };
+      // One block kb whose two halves are in flight, and a next one: promote
+      // half 0 while half 1 runs, issue the next block's half 0, promote half
+      // 1 while that runs, issue the next block's half 1.
+      auto step = [&](const Scales& cur, Scales& next) {
+        ptx::wgmma_wait<1>(); // half 0 of kb done
+        promote_half<0>(total, half0, cur);
+        start0(next);
+        ptx::wgmma_wait<1>(); // half 1 of kb done (the next half 0 may run)
+        if (signals) ptx::mbarrier_arrive(&empty[ring.stage]);
+        ring.advance();
+        promote_half<1>(total, half1, cur);
+        start1();
+      };
+      Scales sc0, sc1;
+      start0(sc0);
+      start1();
+      int kb = 0;
+      for (; kb + 2 < num_kb; kb += 2) { // blocks kb + 1 and kb + 2 exist
+        step(sc0, sc1);
+        step(sc1, sc0);
+      }
+      // The last block, after one more step or not: each path ends with
+      // nothing in flight (wgmma in flight where two paths join make ptxas
+      // serialize them, C7514).
+      auto last = [&](const Scales& cur) {
+        ptx::wgmma_wait<1>();
+        promote_half<0>(total, half0, cur);
         ptx::wgmma_wait<0>();
         if (signals) ptx::mbarrier_arrive(&empty[ring.stage]);
-        promote(total, partial, sc);
         ring.advance();
+        promote_half<1>(total, half1, cur);
+      };
+      if (kb + 1 < num_kb) {
+        step(sc0, sc1);
+        last(sc1);
+      } else {
+        last(sc0);
       }
       if (tma_store) {
         if (row0 < p.m) v4::store_tile_tma(&map_d, total, out + math * kOutBytes, row0, n0, 1 + math);

@@ -1,6 +1,6 @@
 // Chapter 10: the math warpgroup's part of versions 3 and 4, shared by both
 // (v5 runs v4's; v6 uses the fragment layout, the operand fences and
-// issue_k_block's 64 x 192 form, with its own B scales and promotion).
+// issue_k_block's 64 x 96 form, with its own B scales and promotion).
 //
 // A warpgroup (128 threads) owns a 64 x 128 piece of D. Per K block of 128:
 //
@@ -90,20 +90,20 @@ __device__ __forceinline__ void fence_operands(float (&r)[N]) {
 /// stage, `b_lo` B's rows, both 1024-byte aligned; stepping along K is then
 /// one add per wgmma (32 bytes = 2 in the low word), not a descriptor
 /// rebuilt from a pointer. N = 64 accumulators: a 64 x 128 piece (wgmma
-/// n128; v3, v4, v5); N = 96: 64 x 192 (n192; v6). Returns at once: wait
+/// n128; v3, v4, v5); N = 48: 64 x 96 (n96; each half of v6's tile). Returns at once: wait
 /// with ptx::wgmma_wait, then fence_operands(partial) before reading it.
 template <int N>
 __device__ __forceinline__ void issue_k_block(float (&partial)[N], std::uint32_t a_lo, std::uint32_t b_lo) {
-  static_assert(N == 64 || N == 96, "wgmma wrappers exist for n128 (64 accumulators) and n192 (96)");
+  static_assert(N == 48 || N == 64, "wgmma wrappers exist for n96 (48 accumulators) and n128 (64)");
   fence_operands(partial);
   ptx::wgmma_fence(); // the promotion read `partial` with ordinary instructions
 #pragma unroll
   for (int k = 0; k < kBlockK / 32; ++k) {
     const std::uint64_t desc_a = ptx::wgmma_desc_sw128(a_lo + 2 * k), desc_b = ptx::wgmma_desc_sw128(b_lo + 2 * k);
-    if constexpr (N == 64)
-      ptx::wgmma_m64n128k32_e4m3(partial, desc_a, desc_b, k > 0 ? 1u : 0u);
+    if constexpr (N == 48)
+      ptx::wgmma_m64n96k32_e4m3(partial, desc_a, desc_b, k > 0 ? 1u : 0u);
     else
-      ptx::wgmma_m64n192k32_e4m3(partial, desc_a, desc_b, k > 0 ? 1u : 0u);
+      ptx::wgmma_m64n128k32_e4m3(partial, desc_a, desc_b, k > 0 ? 1u : 0u);
   }
   ptx::wgmma_commit();
   fence_operands(partial);
