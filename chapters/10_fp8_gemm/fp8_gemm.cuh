@@ -113,8 +113,8 @@ struct Fp8Gemm {
   /// A's scales once more, K-block-major: sa_by_kb[kb * sa_by_kb_ld + r] is
   /// the scale of row r in K block kb, in both scalings (per tensor: the one
   /// scale repeated). One K block's scales of consecutive rows are then
-  /// contiguous, so v4's producer copies those of a tile's 128 rows as one
-  /// TMA box (in `sa` they are a K-block row apart). cuBLASLt reads its
+  /// contiguous, so the producer of v4, v5 and v6 copies those of a tile's
+  /// 128 rows as one TMA box (in `sa` they are a K-block row apart). cuBLASLt reads its
   /// 1 x 128 scales in the same layout. Versions that do not read it may
   /// leave it null.
   const float* sa_by_kb = nullptr;

@@ -100,7 +100,7 @@ struct Fp32Inputs {
     CUDA_CHECK(cudaDeviceSynchronize());
     q.host_a = HostOperand{m, k, s, false, q.a.to_host(), q.sa.to_host()};
     q.host_b = HostOperand{n, k, s, true, q.b.to_host(), q.sb.to_host()};
-    const std::vector<float> by_kb = scales_by_k_block(q.host_a); // a few MB at most: untimed setup
+    const std::vector<float> by_kb = scales_by_k_block(q.host_a); // 1/32 of A's bytes; untimed setup
     q.sa_by_kb = steps::DeviceBuffer<float>(by_kb.size());
     q.sa_by_kb.copy_from_host(by_kb);
     std::string err = check_quantization(a_host, q.host_a, rows_to_check(m, seed ^ 0xA11));

@@ -80,8 +80,8 @@ namespace ch10::v4 {
 constexpr int kMathGroups = 2;
 constexpr int BLOCK_M = kMathGroups * wg::kMathRows, BLOCK_N = wg::kTileN; // 128 x 128
 constexpr int kThreads = 128 * (1 + kMathGroups);                           // 384
-/// Pipeline depths the kernel is compiled for (--stages); 6 fills shared
-/// memory, 5 is the default (the lesson's stage sweep).
+/// Pipeline depths the kernel is compiled for (--stages); 5, the default,
+/// fills shared memory (the lesson's stage sweep).
 constexpr int kMinStages = 2, kMaxStages = 5, kDefaultStages = 5;
 constexpr int kABytes = BLOCK_M * wg::kRowBytes;                            // 16 KB
 constexpr int kStageBytes = kABytes + BLOCK_N * wg::kRowBytes;              // 32 KB
@@ -113,6 +113,15 @@ struct Smem {
       : ring(base), out(base + Stages * kStageBytes), scales(reinterpret_cast<float*>(out + kMathGroups * kOutBytes)),
         full(reinterpret_cast<std::uint64_t*>(scales + Stages * BLOCK_M)), empty(full + Stages) {}
 };
+
+/// Where a math thread finds its first row's A scale in stage 0 of the
+/// scales (v4, v5, v6): warpgroup `math` owns rows 64 math .., its warp
+/// `warp` rows 16 warp .., the lane rows lane / 4 and lane / 4 + 8 of those
+/// (the wgmma fragment); the second row's scale is 8 further, stage s's
+/// BLOCK_M * s further.
+__device__ __forceinline__ const float* thread_scales(const float* scales, int math, int warp, int lane) {
+  return scales + math * wg::kMathRows + 16 * warp + lane / 4;
+}
 
 static_assert(smem_bytes(kMaxStages) <= 232448, "more shared memory than an H100/H200 block may have");
 static_assert(kProducerRegs * 128 + kMathRegs * 128 * kMathGroups <= 65536, "more registers than an SM has");
@@ -163,8 +172,8 @@ struct Ring {
 /// Everything in this loop is issued by the same warps that promote: per K
 /// block and warp, 64 FFMA and 4 wgmma, and as few other instructions as we
 /// could make it (the lesson's v4 section counts them).
-/// `sa`: this thread's first row's A scale in stage 0 (Smem::scales + the
-/// row in the tile); its second row's is 8 further, stage s's BLOCK_M * s.
+/// `sa`: this thread's first row's A scale in stage 0 (thread_scales); its
+/// second row's is 8 further, stage s's BLOCK_M * s.
 /// `sb`: the tile's B scale of K block kb0 in global memory, `sb_step`
 /// floats to the next K block.
 template <int Stages>
@@ -403,7 +412,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     const int warp_in_group = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
     const std::uint32_t a_lo = ptx::wgmma_desc_sw128_lo(smem + math * wg::kMathRows * wg::kRowBytes);
     const std::uint32_t b_lo = ptx::wgmma_desc_sw128_lo(smem + kABytes);
-    const float* sa = sm.scales + math * wg::kMathRows + 16 * warp_in_group + lane / 4; // this thread's first row
+    const float* sa = thread_scales(sm.scales, math, warp_in_group, lane);
     Ring<Stages> ring;
     float partial0[wg::kAccum] = {}, partial1[wg::kAccum] = {};
     for (int t = blockIdx.x; t < tiles; t += gridDim.x) {

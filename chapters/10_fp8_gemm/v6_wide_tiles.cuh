@@ -166,7 +166,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     const bool signals = lane == 0;
     const std::uint32_t a_lo = ptx::wgmma_desc_sw128_lo(smem + math * wg::kMathRows * wg::kRowBytes);
     const std::uint32_t b_lo = ptx::wgmma_desc_sw128_lo(smem + kABytes);
-    const float* sa = scales + math * wg::kMathRows + 16 * warp_in_group + lane / 4; // this thread's first row
+    const float* sa = v4::thread_scales(scales, math, warp_in_group, lane);
     v4::Ring<kStages> ring;
     float half0[kHalf] = {}, half1[kHalf] = {};
     for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
