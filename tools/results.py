@@ -159,6 +159,8 @@ def markdown_table(r):
             continue
         ratio = row.get("ratio_to_baseline")
         name = row["name"] + (" (reference)" if row["role"] == "reference" else "")
+        if row.get("same_as"):
+            name += f" (= {row['same_as']})"
         line = (f"| {name} | {fmt(row.get('median_ms'), 4)} | {fmt(row.get('value'), digits)}"
                 f" | {fmt(None if ratio is None else 100 * ratio, 1)} |")
         if peak:

@@ -101,6 +101,12 @@ class Marks(unittest.TestCase):
             with self.assertRaises(results.MarkError, msg=bad):
                 results.evaluate(r, bad)
 
+    def test_table_names_a_row_that_ran_another_kernel(self):
+        twin = dict(RUN["rows"][2], name="fast_too", same_as="fast", ranked=False)
+        table = results.markdown_table(dict(RUN, rows=RUN["rows"] + [twin]))
+        self.assertIn("| fast_too (= fast) |", table)
+        self.assertIn("| fast |", table)
+
     def test_render_then_check(self):
         rc, out = self.run_tool("render", "--check", self.dir)
         self.assertEqual(rc, 1, out)

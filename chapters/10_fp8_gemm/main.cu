@@ -71,6 +71,7 @@ constexpr const char* kCublasLt = "cublaslt";
 constexpr const char* kCublasBf16 = "cublas_bf16";
 constexpr const char* kCublasLtPerTensor = "cublaslt_per_tensor";
 constexpr const char* kCublasLtPerTensorFast = "cublaslt_per_tensor_fast";
+constexpr const char* kWarpSpecialized = "warp_specialized";
 constexpr const char* kKernelRows = "naive,mma_sync,wgmma,warp_specialized,split_k,wide_tiles";
 
 /// One line on stdout when a cuBLASLt plan has chosen its algorithm: which
@@ -122,14 +123,15 @@ public:
   /// The ring depth of v4 and v5 (--stages).
   int stages() const { return stages_; }
 
-  /// v5: its plan is made on first use (the untimed verification run) and said once.
-  void run_split_k(cudaStream_t stream) {
+  /// v5's plan: made on first use and said once.
+  const v5::Plan& split_plan() {
     if (!split_plan_) {
       split_plan_ = std::make_unique<v5::Plan>(v5::plan(gemm(), stages_));
       std::printf("split_k: %s\n", split_plan_->describe().c_str());
     }
-    v5::launch(gemm(), *split_plan_, stages_, stream);
+    return *split_plan_;
   }
+  void run_split_k(cudaStream_t stream) { v5::launch(gemm(), split_plan(), stages_, stream); }
 
   std::string describe() const {
     return summary(std::string("D (bf16) = A (e4m3) * B^T (e4m3), FP32 accumulation, ") + scaling_name(scaling()));
@@ -176,6 +178,16 @@ private:
   std::unique_ptr<control::CublasBf16> bf16_;
 };
 
+/// v5's row: where its plan does not split K it runs v4's kernel, and says so
+/// (steps::Row::same_as), so that the table does not rank one kernel twice.
+steps::Row<KernelProblem> split_k_row() {
+  steps::Row<KernelProblem> r = fp8_row<KernelProblem>(
+      "split_k", "v5: v4, or with too few tiles for the GPU: K split over a cluster, summed in distributed shared memory",
+      steps::Role::version, gamma_tensor_cores, [](KernelProblem& p, cudaStream_t s) { p.run_split_k(s); });
+  r.same_as = [](KernelProblem& p) { return p.split_plan().splits == 1 ? std::string(kWarpSpecialized) : std::string(); };
+  return r;
+}
+
 // The registry: the CLI, the table and the JSON all come from these groups.
 std::vector<steps::GroupPtr> registry() {
   using steps::Role;
@@ -196,14 +208,11 @@ std::vector<steps::GroupPtr> registry() {
                      Role::version, gamma_tensor_cores, [](Kernels& p, cudaStream_t s) { v2::launch(p.gemm(), s); }),
           fp8_row<Kernels>("wgmma", "v3: 64 x 128 tiles, TMA + mbarrier double buffer, wgmma m64n128k32, one warpgroup",
                      Role::version, gamma_tensor_cores, [](Kernels& p, cudaStream_t s) { v3::launch(p.gemm(), s); }),
-          fp8_row<Kernels>("warp_specialized",
+          fp8_row<Kernels>(kWarpSpecialized,
                      "v4: TMA producer + 2 wgmma warpgroups, 5-stage mbarrier ring, overlapped promotion, persistent",
                      Role::version, gamma_tensor_cores,
                      [](Kernels& p, cudaStream_t s) { v4::launch(p.gemm(), s, p.stages()); }),
-          fp8_row<Kernels>("split_k",
-                     "v5: v4, or with too few tiles for the GPU: K split over a cluster, summed in distributed "
-                     "shared memory",
-                     Role::version, gamma_tensor_cores, [](Kernels& p, cudaStream_t s) { p.run_split_k(s); }),
+          split_k_row(),
           fp8_row<Kernels>("wide_tiles",
                      "v6: v4 with 128 x 192 tiles, one partial set per warpgroup in two halves (wgmma m64n96k32), 4 stages",
                      Role::version, gamma_tensor_cores, [](Kernels& p, cudaStream_t s) { v6::launch(p.gemm(), s); }),

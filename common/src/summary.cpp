@@ -2,6 +2,7 @@
 
 #include "steps/memory.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 
@@ -92,16 +93,26 @@ Summary summarize(const ChapterInfo& info, const Options& opts, const std::vecto
   }
   const Metric m = info.metric;
 
+  // Versions rank, except one that ran another row's kernel when that row ran too.
+  std::vector<bool> ranked(rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const RowResult& r = rows[i];
+    ranked[i] = r.role == Role::version &&
+                (r.same_as.empty() ||
+                 std::none_of(rows.begin(), rows.end(), [&](const RowResult& o) { return o.name == r.same_as; }));
+  }
+
   // The baseline and the first and best version rows.
   double base = NAN, first = NAN, best = NAN;
   int first_problem = -1;
-  for (const auto& r : rows) {
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const RowResult& r = rows[i];
     const double v = value_of(m, r);
     if (!info.baseline.empty() && r.name == info.baseline && std::isfinite(v)) {
       s.baseline = r.name;
       base = throughput(m, v);
     }
-    const bool good = r.role == Role::version && std::isfinite(v) && (r.verified || r.verify_skipped);
+    const bool good = ranked[i] && std::isfinite(v) && (r.verified || r.verify_skipped);
     if (!good) continue;
     if (s.first.empty()) {
       s.first = r.name;
@@ -115,14 +126,15 @@ Summary summarize(const ChapterInfo& info, const Options& opts, const std::vecto
   }
   (void)best;
 
-  for (auto& r : rows) {
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    RowResult& r = rows[i];
     RowSummary row;
     row.value = value_of(m, r);
     const double t = throughput(m, row.value);
     row.ratio_to_baseline = t / base;
     row.pct_of_peak = s.peak.value > 0 ? 100.0 * (m == Metric::time ? s.peak.value / row.value : row.value / s.peak.value)
                                        : NAN;
-    row.ranked = r.role == Role::version;
+    row.ranked = ranked[i];
     // A speedup compares two ways of solving one problem: versions, and your
     // row when it solves the same problem as the first version.
     row.speedup = r.role == Role::version || (r.role == Role::yours && r.problem == first_problem) ? t / first : NAN;
@@ -212,6 +224,7 @@ void print_table(const Summary& s, std::ostream& out, std::ostream& err) {
     std::string name = r.name;
     if (r.role == Role::baseline) name += " *";
     if (r.role == Role::reference) name += " (ref)";
+    if (!r.same_as.empty()) name += " (= " + r.same_as + ")";
     std::vector<std::string> cells{name, r.timed ? fixed(r.ms.median, 4) : "-",
                                    r.timed ? fixed(r.ms.min, 3) + "-" + fixed(r.ms.max, 3) : "-",
                                    fixed(row.value, decimals)};
@@ -233,6 +246,11 @@ void print_table(const Summary& s, std::ostream& out, std::ostream& err) {
   out << "\n";
   if (!info.work_note.empty()) out << info.work_note << "\n";
   if (!info.baseline.empty()) out << "* baseline: " << info.baseline << "; (ref): a reference measurement, shown, never ranked.\n";
+  for (const auto& row : s.rows)
+    if (!row.result.same_as.empty()) {
+      out << "(= X): the row ran version X's kernel on this problem: verified and timed, ranked only without X.\n";
+      break;
+    }
   if (peak)
     out << "% " << s.peak.label << ": of the " << s.peak.label << " peak, " << s.peak.how << " = "
         << fixed(s.peak.value, decimals) << " " << metric_unit(m) << ".\n";
@@ -303,6 +321,7 @@ Json to_json(const Summary& s, const std::string& date) {
     if (r.comparison)
       o.set("rel_l2_error", r.comparison->rel_l2_error).set("max_abs_error", r.comparison->max_abs_error);
     if (!r.error.empty()) o.set("error", r.error);
+    if (!r.same_as.empty()) o.set("same_as", r.same_as);
     if (!r.extras.empty()) {
       Json ex = Json::object();
       for (const auto& e : r.extras) ex.set(e.name, e.value);

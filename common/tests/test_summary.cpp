@@ -194,3 +194,28 @@ TEST_CASE("summary: a goal that needs more GPUs than the run has is n/a", "[summ
   CHECK(s2.goals[0].measured);
   CHECK_FALSE(s2.goals[0].met); // 0.5x < 0.9x
 }
+
+TEST_CASE("summary: a row that ran another row's kernel ranks only without it", "[summary]") {
+  steps::Options opts;
+  auto alias = row("split", steps::Role::version, 1e9, 0.30); // 3333 GB/s: faster by noise
+  alias.same_as = "fast";
+  const std::vector<steps::RowResult> both{row("memcpy", steps::Role::baseline, 1e9, 0.25),
+                                           row("fast", steps::Role::version, 1e9, 0.3125), alias};
+  const auto s = steps::summarize(chapter(), opts, {device()}, {"p"}, both, false);
+  CHECK(s.best == "fast"); // one kernel, one chance
+  CHECK(s.rows[2].ranked == false);
+  CHECK(s.rows[2].verdict == "yes"); // still verified and shown
+  CHECK(s.rows[2].ratio_to_baseline == Approx(0.25 / 0.30));
+  std::ostringstream out, err;
+  steps::print_table(s, out, err);
+  CHECK(out.str().find("split (= fast)") != std::string::npos);
+  CHECK(out.str().find("(= X): the row ran version X's kernel") != std::string::npos);
+  const std::string j = steps::to_json(s, "2026-01-01T00:00:00Z").dump();
+  CHECK(j.find("\"same_as\": \"fast\"") != std::string::npos);
+
+  // Alone (its twin not selected), the row is the only measurement of that kernel: it ranks.
+  const auto alone = steps::summarize(chapter(), opts, {device()}, {"p"},
+                                      {row("memcpy", steps::Role::baseline, 1e9, 0.25), alias}, false);
+  CHECK(alone.best == "split");
+  CHECK(alone.rows[1].ranked);
+}

@@ -66,6 +66,12 @@ struct Row {
   std::function<void(P&, cudaStream_t)> before_each;
   /// Named extra columns (optional): registers per thread, occupancy...
   std::function<std::vector<Extra>(const P&)> extras;
+  /// The name of another row whose kernel this row runs on this problem, or
+  /// "" (optional; asked before the row runs). A version that falls back to
+  /// another one (chapter 10's split K when the tiles fill the GPU runs v4)
+  /// is still verified and timed, but is not ranked when that row ran too:
+  /// one kernel gets one chance at "best", not two.
+  std::function<std::string(P&)> same_as;
 };
 
 /// A row's name, description and role: what --list shows.
@@ -130,6 +136,7 @@ public:
       out.problem = index;
       if (r.work) out.work = r.work(problem);
       if (r.extras) out.extras = r.extras(problem);
+      if (r.same_as) out.same_as = r.same_as(problem);
       std::function<void(cudaStream_t)> before;
       if (r.before_each) before = [&](cudaStream_t s) { r.before_each(problem, s); };
       const bool usable = run_row(

@@ -132,6 +132,7 @@ struct RowResult {
   bool verify_skipped = false;  ///< --no-verify
   std::optional<Comparison> comparison; ///< present when verification ran
   std::string error;            ///< a CUDA error (or other failure) raised while running it
+  std::string same_as;          ///< the row whose kernel it ran here (Row::same_as), or ""
 };
 
 /// A row with everything derived from it.
