@@ -119,10 +119,18 @@ struct Fp8Gemm {
   /// leave it null.
   const float* sa_by_kb = nullptr;
   int sa_by_kb_ld = 0; ///< M rounded up to a multiple of 4: every K block's column starts 16-byte aligned
+  /// B's scales the same way: sb_by_kb[kb * sb_by_kb_ld + nb] is the scale
+  /// of B's rows 128 nb .. 128 nb + 127 (columns of D) in K block kb, so that
+  /// the producer of v4, v5 and v6 copies a tile's B scales with the stage
+  /// too (one box of 4 consecutive column blocks). Null where not read.
+  const float* sb_by_kb = nullptr;
+  int sb_by_kb_ld = 0; ///< ceil(N / 128) rounded up to a multiple of 4
 };
 
 /// Floats between the K-block columns of Fp8Gemm::sa_by_kb for M rows.
 constexpr int sa_by_kb_ld(int m) { return (m + 3) / 4 * 4; }
+/// Floats between the K-block columns of Fp8Gemm::sb_by_kb for N rows of B.
+constexpr int sb_by_kb_ld(int n) { return sa_by_kb_ld(steps::ceil_div(n, kScaleBlock)); }
 
 /// Two E4M3 codes (low byte first) as two floats. The conversion is exact:
 /// every E4M3 value is also an FP16 value, and every FP16 value an FP32 one.

@@ -67,6 +67,7 @@ struct Operands {
   steps::DeviceBuffer<std::uint8_t> a, b; ///< E4M3 codes
   steps::DeviceBuffer<float> sa, sb;      ///< their scales
   steps::DeviceBuffer<float> sa_by_kb;    ///< A's scales K-block-major (Fp8Gemm::sa_by_kb)
+  steps::DeviceBuffer<float> sb_by_kb;    ///< B's scales K-block-major (Fp8Gemm::sb_by_kb)
   HostOperand host_a, host_b;             ///< the same on the host
 
 private:
@@ -100,9 +101,13 @@ struct Fp32Inputs {
     CUDA_CHECK(cudaDeviceSynchronize());
     q.host_a = HostOperand{m, k, s, false, q.a.to_host(), q.sa.to_host()};
     q.host_b = HostOperand{n, k, s, true, q.b.to_host(), q.sb.to_host()};
-    const std::vector<float> by_kb = scales_by_k_block(q.host_a); // 1/32 of A's bytes; untimed setup
-    q.sa_by_kb = steps::DeviceBuffer<float>(by_kb.size());
-    q.sa_by_kb.copy_from_host(by_kb);
+    // K-block-major copies of the scales (A's: 1/32 of A's bytes); untimed setup.
+    const auto upload = [](const std::vector<float>& v, steps::DeviceBuffer<float>& to) {
+      to = steps::DeviceBuffer<float>(v.size());
+      to.copy_from_host(v);
+    };
+    upload(scales_by_k_block(q.host_a), q.sa_by_kb);
+    upload(scales_by_k_block(q.host_b), q.sb_by_kb);
     std::string err = check_quantization(a_host, q.host_a, rows_to_check(m, seed ^ 0xA11));
     if (err.empty()) err = check_quantization(b_host, q.host_b, rows_to_check(n, seed ^ 0xB22));
     if (!err.empty())
@@ -159,7 +164,8 @@ public:
   /// The problem as the kernels see it.
   Fp8Gemm gemm() {
     return {m(), n(), k(), q_.a.data(), q_.b.data(), OperandScales::layout(q_.scaling, false, k(), q_.sa.data()),
-            OperandScales::layout(q_.scaling, true, k(), q_.sb.data()), d(), q_.sa_by_kb.data(), sa_by_kb_ld(m())};
+            OperandScales::layout(q_.scaling, true, k(), q_.sb.data()), d(), q_.sa_by_kb.data(), sa_by_kb_ld(m()),
+            q_.sb_by_kb.data(), sb_by_kb_ld(n())};
   }
 
   /// 1-byte inputs read once, 2-byte D written once; 2 M N K flops.

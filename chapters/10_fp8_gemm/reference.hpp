@@ -34,13 +34,17 @@ struct HostOperand {
   }
 };
 
-/// The scales of A in Fp8Gemm::sa_by_kb's layout (the K-block columns
-/// sa_by_kb_ld(rows) floats apart; the padding rows are 0).
-inline std::vector<float> scales_by_k_block(const HostOperand& a) {
-  const int ld = sa_by_kb_ld(a.rows), kbs = k_blocks(a.k);
+/// The scales of an operand K-block-major: A's in Fp8Gemm::sa_by_kb's
+/// layout (one per row, the K-block columns sa_by_kb_ld(rows) floats apart),
+/// B's in sb_by_kb's (one per 128-row block, sb_by_kb_ld(rows) apart). The
+/// padding is 0.
+inline std::vector<float> scales_by_k_block(const HostOperand& x) {
+  const int rows_per_scale = x.is_b ? kScaleBlock : 1;
+  const int scale_rows = steps::ceil_div(x.rows, rows_per_scale);
+  const int ld = sa_by_kb_ld(scale_rows), kbs = k_blocks(x.k);
   std::vector<float> out(static_cast<std::size_t>(ld) * kbs, 0.0f);
   for (int kb = 0; kb < kbs; ++kb)
-    for (int r = 0; r < a.rows; ++r) out[static_cast<std::size_t>(kb) * ld + r] = a.scale(r, kb);
+    for (int r = 0; r < scale_rows; ++r) out[static_cast<std::size_t>(kb) * ld + r] = x.scale(r * rows_per_scale, kb);
   return out;
 }
 

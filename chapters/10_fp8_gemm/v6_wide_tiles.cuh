@@ -36,9 +36,11 @@
 // waves (the second one less than half full), 128 tiles of 128 x 192 one.
 //
 // Scales: a 192-column tile starts at a multiple of 64, so each of its three
-// 64-column chunks lies in one 128-row block of B's scales: a thread loads
-// three B scales per K block (chunks 0, 1, 2); half 0 uses chunks 0 and 1,
-// half 1 chunks 1 and 2. A's two come with the stage, as in v4.
+// 64-column chunks lies in one 128-row block of B's scales, the tile's first
+// block or the one after it: a thread reads three B scales per K block
+// (chunks 0, 1, 2) from the box of 4 that comes with the stage, as in v4;
+// half 0 uses chunks 0 and 1, half 1 chunks 1 and 2. A's two come with the
+// stage too.
 //
 // The registers: v4's 40 (producer) + 2 x 232 left the math warpgroups a
 // few short here (ptxas spilled 16 bytes); 24 + 2 x 240 fits.
@@ -73,8 +75,8 @@ static_assert(kProducerRegs * 128 + kMathRegs * 128 * kMathGroups <= 65536, "mor
 constexpr int kABytes = BLOCK_M * wg::kRowBytes;               // 16 KB
 constexpr int kStageBytes = kABytes + BLOCK_N * wg::kRowBytes; // 40 KB
 constexpr int kOutBytes = wg::kMathRows * BLOCK_N * 2;         // 24 KB per math warpgroup
-constexpr int kScaleBytes = BLOCK_M * 4;                      // A's scales of one stage
-constexpr int kSmemBytes = kStages * (kStageBytes + kScaleBytes) + kMathGroups * kOutBytes + 2 * kStages * 8 + 1024;
+constexpr int kScaleStride = v4::scale_stride(BLOCK_M);      // A's and B's scales of one stage, in floats
+constexpr int kSmemBytes = kStages * (kStageBytes + kScaleStride * 4) + kMathGroups * kOutBytes + 2 * kStages * 8 + 1024;
 static_assert(kSmemBytes <= 232448, "more shared memory than an H100/H200 block may have");
 static_assert(kStageBytes % 1024 == 0 && kABytes % 1024 == 0, "stages and B must start 1024-byte aligned");
 
@@ -82,24 +84,6 @@ static_assert(kStageBytes % 1024 == 0 && kABytes % 1024 == 0, "stages and B must
 /// scale for each 64-column chunk of the tile.
 struct Scales {
   float a0, a1, b[3];
-};
-
-/// The tile's three B scales, one per 64-column chunk, K block after K
-/// block (a per-thread pointer stepped by one K block). Chunks past N read
-/// the last column's block: their columns are never stored. (A's scales come
-/// with the stage, as in v4.)
-struct BCursor {
-  const float* b; // chunk 0's scale; chunks 1 and 2 are b1, b2 scales further
-  int b1, b2, step;
-  __device__ BCursor(const Fp8Gemm& p, int n0)
-      : b(p.sb.address(n0, 0)), b1(static_cast<int>(p.sb.address(min(n0 + 64, p.n - 1), 0) - b)),
-        b2(static_cast<int>(p.sb.address(min(n0 + 128, p.n - 1), 0) - b)), step(p.sb.kb_stride) {}
-  __device__ void next(float (&out)[3]) {
-    out[0] = b[0];
-    out[1] = b[b1];
-    out[2] = b[b2];
-    b += step;
-  }
 };
 
 /// Registers of one half tile (64 x 96): a K block's wgmma are issued as
@@ -137,13 +121,13 @@ __device__ __forceinline__ void promote_half(float (&total)[kAccum], float (&hal
 /// file).
 __global__ void __launch_bounds__(kThreads, 1)
     fp8_gemm_wide_tiles(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
-                        const __grid_constant__ CUtensorMap map_sa, const __grid_constant__ CUtensorMap map_d,
-                        bool tma_store, Fp8Gemm p) {
+                        const __grid_constant__ CUtensorMap map_sa, const __grid_constant__ CUtensorMap map_sb,
+                        const __grid_constant__ CUtensorMap map_d, bool tma_store, Fp8Gemm p) {
   extern __shared__ std::uint8_t smem_raw[];
   std::uint8_t* smem = wg::align_1024(smem_raw);
   std::uint8_t* out = smem + kStages * kStageBytes;
-  auto* scales = reinterpret_cast<float*>(out + kMathGroups * kOutBytes); // stage s: BLOCK_M A scales
-  auto* full = reinterpret_cast<std::uint64_t*>(scales + kStages * BLOCK_M);
+  auto* scales = reinterpret_cast<float*>(out + kMathGroups * kOutBytes); // stage s: A's, B's (v4::produce)
+  auto* full = reinterpret_cast<std::uint64_t*>(scales + kStages * kScaleStride);
   std::uint64_t* empty = full + kStages;
 
   static_assert(kMathGroups == v4::kMathGroups, "v4's ring: one empty[] arrival per math warp");
@@ -157,8 +141,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   if (role == 0) {
     ptx::setmaxnreg_dec<kProducerRegs>();
     if (threadIdx.x == 0)
-      v4::produce<kStages, BLOCK_M, BLOCK_N>(&map_a, &map_b, &map_sa, smem, scales, full, empty, tiles_m, tiles_n,
-                                             blockIdx.x, gridDim.x, 0, num_kb);
+      v4::produce<kStages, BLOCK_M, BLOCK_N>(&map_a, &map_b, &map_sa, &map_sb, smem, scales, full, empty, tiles_m,
+                                             tiles_n, blockIdx.x, gridDim.x, 0, num_kb);
   } else {
     ptx::setmaxnreg_inc<kMathRegs>();
     const int math = role - 1;
@@ -167,22 +151,30 @@ __global__ void __launch_bounds__(kThreads, 1)
     const std::uint32_t a_lo = ptx::wgmma_desc_sw128_lo(smem + math * wg::kMathRows * wg::kRowBytes);
     const std::uint32_t b_lo = ptx::wgmma_desc_sw128_lo(smem + kABytes);
     const float* sa = v4::thread_scales(scales, math, warp_in_group, lane);
+    const float* sb = scales + BLOCK_M; // B's box of stage 0: the tile's first column block, then the next
     v4::Ring<kStages> ring;
     float half0[kHalf] = {}, half1[kHalf] = {};
     for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
       int tm, tn;
       v4::tile_index(t, tiles_m, tiles_n, tm, tn);
       const int m0 = tm * BLOCK_M, n0 = tn * BLOCK_N, row0 = m0 + math * wg::kMathRows;
-      BCursor cursor(p, n0);
+      // Which of B's box each 64-column chunk reads: chunk 0 the first
+      // block, chunks 1 and 2 the first or the next. (Chunks past N get the
+      // box's zeros, or a scale of their block: their columns are not stored.)
+      const int b1 = ((n0 + 64) >> kScaleBlockLog2) - (n0 >> kScaleBlockLog2);
+      const int b2 = ((n0 + 128) >> kScaleBlockLog2) - (n0 >> kScaleBlockLog2);
       float total[kAccum] = {};
       v4::Ring<kStages> ahead = ring; // the block whose halves are issued next
       // Half 0 of the next block: wait for its stage, read its scales, issue.
       auto start0 = [&](Scales& sc) {
-        cursor.next(sc.b);
         const std::uint32_t stage_lo = ahead.stage * (kStageBytes >> 4);
         ptx::mbarrier_wait(&full[ahead.stage], ahead.phase);
-        sc.a0 = sa[ahead.stage * BLOCK_M];
-        sc.a1 = sa[ahead.stage * BLOCK_M + 8];
+        const int at = ahead.stage * kScaleStride;
+        sc.a0 = sa[at];
+        sc.a1 = sa[at + 8];
+        sc.b[0] = sb[at];
+        sc.b[1] = sb[at + b1];
+        sc.b[2] = sb[at + b2];
         wg::issue_k_block(half0, a_lo + stage_lo, b_lo + stage_lo);
       };
       auto start1 = [&] {
@@ -243,6 +235,7 @@ inline void launch(const Fp8Gemm& p, cudaStream_t stream) {
   const CUtensorMap map_a = make_tensor_map_k_major(p.a, p.m, p.k, BLOCK_M);
   const CUtensorMap map_b = make_tensor_map_k_major(p.b, p.n, p.k, BLOCK_N);
   const CUtensorMap map_sa = make_tensor_map_scales(p.sa_by_kb, p.m, k_blocks(p.k), p.sa_by_kb_ld, BLOCK_M);
+  const CUtensorMap map_sb = v4::make_tensor_map_b_scales(p);
   CUtensorMap map_d{};
   const bool tma_store = make_tensor_map_d(p.d, p.m, p.n, wg::kMathRows, map_d);
   int device = 0, sms = 0;
@@ -252,7 +245,7 @@ inline void launch(const Fp8Gemm& p, cudaStream_t stream) {
   if (tiles > INT_MAX) throw std::invalid_argument("v6: more than 2^31 - 1 tiles");
   const int grid = static_cast<int>(std::min<long long>(sms, tiles));
   CUDA_CHECK(cudaFuncSetAttribute(fp8_gemm_wide_tiles, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
-  fp8_gemm_wide_tiles<<<grid, kThreads, kSmemBytes, stream>>>(map_a, map_b, map_sa, map_d, tma_store, p);
+  fp8_gemm_wide_tiles<<<grid, kThreads, kSmemBytes, stream>>>(map_a, map_b, map_sa, map_sb, map_d, tma_store, p);
   CUDA_CHECK_LAUNCH();
 }
 
