@@ -80,7 +80,7 @@ TEST_CASE("A's scales K-block-major (sa_by_kb: v4's and cuBLASLt's layout)", "[c
 TEST_CASE("B's scales K-block-major (sb_by_kb: the producer's B box)", "[ch10]") {
   // B: 200 rows (2 blocks of 128, the last partial), K = 300 (3 K blocks):
   // scale (block rb, kb) = 100 (rb + 1) + kb; one scale per block, blocks
-  // padded to 4 with zeros.
+  // padded to 4 with zeros, and 4 zeros at the end.
   ch10::HostOperand b;
   b.rows = 200;
   b.k = 300;
@@ -92,11 +92,12 @@ TEST_CASE("B's scales K-block-major (sb_by_kb: the producer's B box)", "[ch10]")
   REQUIRE(ch10::sb_by_kb_ld(5 * 128) == 8);
   REQUIRE(ch10::sb_by_kb_ld(4 * 128 + 1) == 8);
   const std::vector<float> by_kb = ch10::scales_by_k_block(b);
-  REQUIRE(by_kb.size() == 4u * kbs);
+  REQUIRE(by_kb.size() == 4u * kbs + 4); // + 4: the producer's 32-byte copy of the last group stays inside
   for (int kb = 0; kb < kbs; ++kb) {
     for (int rb = 0; rb < 2; ++rb) CHECK(by_kb[static_cast<std::size_t>(kb) * 4 + rb] == 100.0f * (rb + 1) + kb);
     for (int rb = 2; rb < 4; ++rb) CHECK(by_kb[static_cast<std::size_t>(kb) * 4 + rb] == 0.0f);
   }
+  for (int i = 0; i < 4; ++i) CHECK(by_kb[4u * kbs + i] == 0.0f);
   b.scaling = ch10::Scaling::per_tensor;
   b.scales = {0.25f};
   const std::vector<float> one = ch10::scales_by_k_block(b);

@@ -142,6 +142,17 @@ __device__ __forceinline__ void tma_load_2d(void* dst, const void* map, std::uin
       : "memory");
 }
 
+/// Starts a copy of `bytes` contiguous bytes from global memory at `src` into
+/// shared memory at `dst` by the copy engine, without a tensor map (both
+/// addresses 16-byte aligned, `bytes` a multiple of 16); it completes on
+/// `bar` with `bytes`, like tma_load_2d.
+__device__ __forceinline__ void bulk_load(void* dst, const void* src, std::uint32_t bytes, std::uint64_t* bar) {
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(
+                   smem_addr(dst)),
+               "l"(src), "r"(bytes), "r"(smem_addr(bar))
+               : "memory");
+}
+
 /// Starts a TMA copy of the box in shared memory at `src` to (`c0`, `c1`)
 /// of the tensor `map` describes (c0 innermost: the column, c1 the row).
 /// Parts of the box past the tensor are not written. It reads `src` for a

@@ -36,13 +36,13 @@ struct HostOperand {
 
 /// The scales of an operand K-block-major: A's in Fp8Gemm::sa_by_kb's
 /// layout (one per row, the K-block columns sa_by_kb_ld(rows) floats apart),
-/// B's in sb_by_kb's (one per 128-row block, sb_by_kb_ld(rows) apart). The
-/// padding is 0.
+/// B's in sb_by_kb's (one per 128-row block, sb_by_kb_ld(rows) apart, and 4
+/// floats more at the end). The padding is 0.
 inline std::vector<float> scales_by_k_block(const HostOperand& x) {
   const int rows_per_scale = x.is_b ? kScaleBlock : 1;
   const int scale_rows = steps::ceil_div(x.rows, rows_per_scale);
   const int ld = sa_by_kb_ld(scale_rows), kbs = k_blocks(x.k);
-  std::vector<float> out(static_cast<std::size_t>(ld) * kbs, 0.0f);
+  std::vector<float> out(static_cast<std::size_t>(ld) * kbs + (x.is_b ? 4 : 0), 0.0f);
   for (int kb = 0; kb < kbs; ++kb)
     for (int r = 0; r < scale_rows; ++r) out[static_cast<std::size_t>(kb) * ld + r] = x.scale(r * rows_per_scale, kb);
   return out;

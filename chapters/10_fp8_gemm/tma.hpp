@@ -83,14 +83,13 @@ inline CUtensorMap make_tensor_map_k_major(const void* base, std::uint64_t rows,
                        " byte matrix: rows must be a multiple of 16 bytes and the base 16-byte aligned");
 }
 
-/// The map of a K-block-major matrix of FP32 scales (Fp8Gemm::sa_by_kb or
-/// sb_by_kb: `k_blocks` columns of `rows` floats, `ld` floats apart, `ld` a
-/// multiple of 4) for copies of `box_rows` consecutive rows of one K block,
-/// unswizzled. Rows of a box past `rows` arrive as zeros. (A box must be a
-/// multiple of 16 bytes: at least 4 rows.)
+/// The map of a K-block-major matrix of FP32 scales (Fp8Gemm::sa_by_kb:
+/// `k_blocks` columns of `rows` floats, `ld` floats apart, `ld` a multiple
+/// of 4) for copies of `box_rows` consecutive rows of one K block, unswizzled.
+/// Rows of a box past `rows` arrive as zeros.
 inline CUtensorMap make_tensor_map_scales(const float* base, std::uint64_t rows, std::uint64_t k_blocks,
                                           std::uint64_t ld, std::uint32_t box_rows) {
-  if (base == nullptr) throw std::invalid_argument("make_tensor_map_scales: no K-block-major scales (sa_by_kb, sb_by_kb)");
+  if (base == nullptr) throw std::invalid_argument("make_tensor_map_scales: no K-block-major scales (sa_by_kb)");
   return encode_2d(CU_TENSOR_MAP_DATA_TYPE_FLOAT32, base, rows, k_blocks, ld * 4, box_rows, 1,
                    CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_NONE,
                    "the scales, " + std::to_string(k_blocks) + " K blocks x " + std::to_string(rows) + " rows");

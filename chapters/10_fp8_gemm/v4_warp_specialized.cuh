@@ -9,8 +9,8 @@
 //   warpgroup 0, the producer (1 thread works; 40 registers per thread):
 //     for each tile, for each K block:
 //       wait empty[s]          (the math warpgroups are done with stage s)
-//       expect_tx full[s], 32 KB + 528 B; TMA A (128 x 128 B), B (128 x 128 B),
-//       A's 128 scales of the K block (512 B) and B's (a box of 4, 16 B) -> stage s
+//       expect_tx full[s], 32 KB + 512 B; TMA A (128 x 128 B), B (128 x 128 B)
+//       and A's 128 scales of the K block (512 B) -> stage s
 //   warpgroups 1 and 2, the math (232 registers per thread), rows 0-63 and 64-127:
 //     for each tile, for each K block kb:
 //       wait full[s(kb+1)]; issue the 4 wgmma of kb + 1      (tensor cores stay busy)
@@ -19,7 +19,7 @@
 //     already loading the next tile's first stages
 //
 //   stage ring:  s = 0 1 2 3 4 0 1 2 ...   the phase bit flips each lap
-//   full[s]:  1 arrival (producer's expect_tx) + 32 KB + 528 B of TMA bytes per phase
+//   full[s]:  1 arrival (producer's expect_tx) + 32.5 KB of TMA bytes per phase
 //   empty[s]: 8 arrivals (lane 0 of each math warp) per phase
 //
 //   time ->        kb=0         kb=1         kb=2
@@ -27,7 +27,7 @@
 //   CUDA cores:                 [promote 0]  [promote 1] ...
 //
 // Why each piece:
-//   - Several stages in flight hide the memory latency: 5 x 32.6 KB of the
+//   - Several stages in flight hide the memory latency: 5 x 32.5 KB of the
 //     227 KB of shared memory (the epilogue buffers take 32 KB more). A sixth
 //     no longer fits beside the scales; before they moved into the stages it
 //     did, and did not help (the lesson's stage sweep).
@@ -37,11 +37,10 @@
 //   - setmaxnreg: the producer needs few registers, the math warpgroups many:
 //     40 + 2 x 232 per thread fills the register file as far as a
 //     384-thread block may.
-//   - The scales come with the stage: A's (one 512-byte TMA box from the
-//     K-block-major copy Fp8Gemm::sa_by_kb) and B's (a 16-byte box from
-//     sb_by_kb); the math warps read them from shared memory one block
-//     ahead and multiply them late (wg::promote). No math thread loads
-//     anything from global memory.
+//   - A's scales come with the stage (one 512-byte TMA box from the
+//     K-block-major copy Fp8Gemm::sa_by_kb), the B scale from global memory
+//     through a per-thread pointer; both are read one block ahead and
+//     multiplied late (wg::promote).
 //   - The epilogue goes through shared memory: when N is a multiple of 8 the
 //     copy engine stores the tile (a TMA store, store_tile_tma); otherwise
 //     every thread reads the buffer back and stores 16-byte pieces
@@ -86,20 +85,23 @@ constexpr int kThreads = 128 * (1 + kMathGroups);                           // 3
 constexpr int kMinStages = 2, kMaxStages = 5, kDefaultStages = 5;
 constexpr int kABytes = BLOCK_M * wg::kRowBytes;                            // 16 KB
 constexpr int kStageBytes = kABytes + BLOCK_N * wg::kRowBytes;              // 32 KB
-/// B's scales copied per stage: a box of 4 column blocks, the tile's first
-/// (TMA boxes are multiples of 16 bytes).
-constexpr int kBScaleBox = 4;
-/// Floats of scales per stage for a tile of `block_m` rows: A's scales of
-/// the K block (one per row), then B's box, padded to 128 bytes: TMA writes
+/// A's scales of one stage: one K block of the tile's 128 rows.
+constexpr int kScaleBytes = BLOCK_M * 4;                                    // 512 B
+/// v6's stages also hold B's scales of the K block (produce<..., true>): 8
+/// column blocks (32 bytes), copied from the 16-byte aligned group of 4
+/// that holds the tile's first block (a bulk copy needs 16-byte aligned
+/// addresses), so in the copy the tile's first block is number
+/// (n0 / 128) % 4 and a 192-column tile's second block the one after it.
+constexpr int kBScaleCopy = 8;
+/// Floats of scales per stage, A's (one per row of a `block_m`-row tile)
+/// and, with `copy_b`, B's copy after them, padded to 128 bytes: TMA writes
 /// only to 128-byte aligned shared memory.
-STEPS_HD constexpr int scale_stride(int block_m) { return block_m + 128 / 4; }
-constexpr int kScaleStride = scale_stride(BLOCK_M);
-constexpr int kScaleBytes = kScaleStride * 4;                               // 640 B
+STEPS_HD constexpr int scale_stride(int block_m, bool copy_b) { return block_m + (copy_b ? 128 / 4 : 0); }
 /// The epilogue buffer of one math warpgroup: 64 rows of 128 BF16 (256 B).
 constexpr int kOutRowBytes = BLOCK_N * 2;
 constexpr int kOutBytes = wg::kMathRows * kOutRowBytes;                     // 16 KB
 /// Shared memory of a block with `stages` stages: the ring, the epilogue
-/// buffers, the ring's scales, the 2 x stages mbarriers, and 1 KB to align
+/// buffers, the ring's A scales, the 2 x stages mbarriers, and 1 KB to align
 /// the ring to 1024.
 constexpr int smem_bytes(int stages) {
   return stages * (kStageBytes + kScaleBytes) + kMathGroups * kOutBytes + 2 * stages * 8 + 1024;
@@ -109,26 +111,32 @@ constexpr int kProducerRegs = 40, kMathRegs = 232;
 constexpr int kGroupM = 8;
 
 /// A block's shared memory (v4 and v5), from its 1024-aligned start:
-///   ring (Stages x 32 KB) | epilogue buffers (2 x 16 KB) | scales (Stages x 640 B) | full[] | empty[]
+///   ring (Stages x 32 KB) | epilogue buffers (2 x 16 KB) | A scales (Stages x 512 B) | full[] | empty[]
 template <int Stages>
 struct Smem {
   std::uint8_t* ring;
   std::uint8_t* out;
-  float* scales; ///< + kScaleStride * s: stage s's 128 A scales, then B's box of 4
+  float* scales; ///< stage s: the tile's 128 rows' A scales of the K block in ring stage s
   std::uint64_t* full;
   std::uint64_t* empty;
   __device__ explicit Smem(std::uint8_t* base)
       : ring(base), out(base + Stages * kStageBytes), scales(reinterpret_cast<float*>(out + kMathGroups * kOutBytes)),
-        full(reinterpret_cast<std::uint64_t*>(scales + Stages * kScaleStride)), empty(full + Stages) {}
+        full(reinterpret_cast<std::uint64_t*>(scales + Stages * BLOCK_M)), empty(full + Stages) {}
 };
 
 /// Where a math thread finds its first row's A scale in stage 0 of the
 /// scales (v4, v5, v6): warpgroup `math` owns rows 64 math .., its warp
 /// `warp` rows 16 warp .., the lane rows lane / 4 and lane / 4 + 8 of those
 /// (the wgmma fragment); the second row's scale is 8 further, stage s's
-/// kScaleStride * s further.
+/// BLOCK_M * s further.
 __device__ __forceinline__ const float* thread_scales(const float* scales, int math, int warp, int lane) {
   return scales + math * wg::kMathRows + 16 * warp + lane / 4;
+}
+/// Where the B scale of the column block that holds column `n` is in a
+/// stage's copy of B's scales (kBScaleCopy), for a tile whose first column
+/// is n0: the copy starts at block (n0 / 128) & ~3.
+__device__ __forceinline__ int b_scale_in_copy(int n0, int n) {
+  return (n >> kScaleBlockLog2) - ((n0 >> kScaleBlockLog2) & ~3);
 }
 
 static_assert(smem_bytes(kMaxStages) <= 232448, "more shared memory than an H100/H200 block may have");
@@ -181,26 +189,28 @@ struct Ring {
 /// block and warp, 64 FFMA and 4 wgmma, and as few other instructions as we
 /// could make it (the lesson's v4 section counts them).
 /// `sa`: this thread's first row's A scale in stage 0 (thread_scales); its
-/// second row's is 8 further, stage s's kScaleStride * s.
-/// `sb`: the tile's B scale in stage 0 (the first of B's box), stage s's
-/// kScaleStride * s further.
+/// second row's is 8 further, stage s's BLOCK_M * s.
+/// `sb`: the tile's B scale of K block kb0 in global memory, `sb_step`
+/// floats to the next K block.
 template <int Stages>
-__device__ __forceinline__ void math_tile(const float* sa, const float* sb, std::uint32_t a_lo,
+__device__ __forceinline__ void math_tile(const float* sa, const float* sb, int sb_step, std::uint32_t a_lo,
                                           std::uint32_t b_lo, std::uint64_t* full, std::uint64_t* empty,
                                           Ring<Stages>& ring, int num_kb, float (&total)[wg::kAccum],
                                           float (&partial0)[wg::kAccum], float (&partial1)[wg::kAccum]) {
   const bool signals = threadIdx.x % 32 == 0; // lane 0 arrives on empty[] for its warp
   Ring<Stages> ahead = ring; // `ring`: the next block to promote; `ahead`: the next to issue
-  // Wait for the next block's stage and issue its wgmma; its three scales
-  // start loading from the stage; they are first used after the following
-  // block's wgmma is issued. (Loaded two blocks ahead instead, from global
-  // memory, they were moved from register to register on the way, and each
-  // move waited for its load.)
+  // Wait for the next block's stage and issue its wgmma; its scales start
+  // loading (the B scale from global memory before the wait, A's two from
+  // the stage after it); they are first used after the following block's
+  // wgmma is issued. Loaded two blocks ahead instead, they were moved from
+  // register to register on the way, and each move waited for its load.
   auto start = [&](float(&partial)[wg::kAccum]) {
+    const float b = *sb;
+    sb += sb_step;
     const std::uint32_t stage_lo = ahead.stage * (kStageBytes >> 4);
     ptx::mbarrier_wait(&full[ahead.stage], ahead.phase);
-    const int at = ahead.stage * kScaleStride;
-    const wg::BlockScales sc{sa[at], sa[at + 8], sb[at]};
+    const float* stage_sa = sa + ahead.stage * BLOCK_M;
+    const wg::BlockScales sc{stage_sa[0], stage_sa[8], b};
     wg::issue_k_block(partial, a_lo + stage_lo, b_lo + stage_lo);
     ahead.advance();
     return sc;
@@ -349,25 +359,24 @@ __device__ __forceinline__ void init_ring(std::uint64_t* full, std::uint64_t* em
 /// released stage s, then load A's BlockM rows and B's BlockN rows of the K
 /// block into it by TMA. A stage is the A box followed by the B box.
 /// (v4 and v6: tiles blockIdx.x, + gridDim.x, ..., every K block; v5: one
-/// tile, its slice of K.) With them, to `scales` + scale_stride(BlockM) *
-/// stage and counted on the same full[s], the scales of the K block: A's of
-/// the tile's BlockM rows, one box of BlockM floats from `map_sa`
-/// (Fp8Gemm::sa_by_kb, where they are contiguous), then B's of the tile's
-/// first 128-column block and the kBScaleBox - 1 after it, from `map_sb`
-/// (sb_by_kb). Rows past M and blocks past N arrive as zeros (their A and
-/// B rows are zeros too).
-template <int Stages, int BlockM, int BlockN>
+/// tile, its slice of K.) With them, A's scales of the stage's K block and the tile's BlockM rows,
+/// one box of BlockM floats from `map_sa` (Fp8Gemm::sa_by_kb, where they are
+/// contiguous), to `scales` + BlockM * stage, counted on the same full[s].
+/// Rows past M arrive as zeros, like their A rows. With CopyB (v6), B's
+/// scales of the K block too, after A's: kBScaleCopy floats from
+/// `sb_by_kb` (Fp8Gemm::sb_by_kb, `sb_ld` floats per K block), one bulk
+/// copy; blocks past N in it are padding zeros or other K blocks' scales,
+/// which multiply columns of zeros that are never stored.
+template <int Stages, int BlockM, int BlockN, bool CopyB = false>
 __device__ __forceinline__ void produce(const CUtensorMap* map_a, const CUtensorMap* map_b,
-                                        const CUtensorMap* map_sa, const CUtensorMap* map_sb, std::uint8_t* smem,
-                                        float* scales,
-                                        std::uint64_t* full, std::uint64_t* empty, int tiles_m, int tiles_n,
-                                        int first_tile, int tile_step, int kb0, int kb1) {
+                                        const CUtensorMap* map_sa, const float* sb_by_kb, int sb_ld,
+                                        std::uint8_t* smem, float* scales, std::uint64_t* full, std::uint64_t* empty,
+                                        int tiles_m, int tiles_n, int first_tile, int tile_step, int kb0, int kb1) {
   constexpr int kA = BlockM * wg::kRowBytes, kStage = kA + BlockN * wg::kRowBytes;
-  constexpr int kBytes = kStage + (BlockM + kBScaleBox) * 4;
+  constexpr int kBytes = kStage + (BlockM + (CopyB ? kBScaleCopy : 0)) * 4;
   ptx::tma_prefetch_map(map_a);
   ptx::tma_prefetch_map(map_b);
   ptx::tma_prefetch_map(map_sa);
-  ptx::tma_prefetch_map(map_sb);
   Ring<Stages> ring;
   for (int t = first_tile; t < tiles_m * tiles_n; t += tile_step) {
     int tm, tn;
@@ -379,9 +388,12 @@ __device__ __forceinline__ void produce(const CUtensorMap* map_a, const CUtensor
       ptx::mbarrier_arrive_expect_tx(&full[ring.stage], kBytes);
       ptx::tma_load_2d(stage, map_a, &full[ring.stage], kb * wg::kBlockK, tm * BlockM);
       ptx::tma_load_2d(stage + kA, map_b, &full[ring.stage], kb * wg::kBlockK, tn * BlockN);
-      float* stage_scales = scales + ring.stage * scale_stride(BlockM);
+      float* stage_scales = scales + ring.stage * scale_stride(BlockM, CopyB);
       ptx::tma_load_2d(stage_scales, map_sa, &full[ring.stage], tm * BlockM, kb);
-      ptx::tma_load_2d(stage_scales + BlockM, map_sb, &full[ring.stage], tn * BlockN / kScaleBlock, kb);
+      if constexpr (CopyB) { // from the group of 4 (16-byte aligned) that holds the tile's first block
+        const float* sb = sb_by_kb + static_cast<std::size_t>(kb) * sb_ld + ((tn * BlockN / kScaleBlock) & ~3);
+        ptx::bulk_load(stage_scales + BlockM, sb, kBScaleCopy * 4, &full[ring.stage]);
+      }
 #else
       (void)stage;
       (void)kBytes;
@@ -395,8 +407,8 @@ __device__ __forceinline__ void produce(const CUtensorMap* map_a, const CUtensor
 template <int Stages>
 __global__ void __launch_bounds__(kThreads, 1)
     fp8_gemm_warp_specialized(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
-                              const __grid_constant__ CUtensorMap map_sa, const __grid_constant__ CUtensorMap map_sb,
-                              const __grid_constant__ CUtensorMap map_d, bool tma_store, Fp8Gemm p) {
+                              const __grid_constant__ CUtensorMap map_sa, const __grid_constant__ CUtensorMap map_d,
+                              bool tma_store, Fp8Gemm p) {
   extern __shared__ std::uint8_t smem_raw[];
   const Smem<Stages> sm(wg::align_1024(smem_raw));
   std::uint8_t* smem = sm.ring;
@@ -417,7 +429,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   if (role == 0) {
     ptx::setmaxnreg_dec<kProducerRegs>();
     if (threadIdx.x == 0)
-      produce<Stages, BLOCK_M, BLOCK_N>(&map_a, &map_b, &map_sa, &map_sb, smem, sm.scales, full, empty, tiles_m,
+      produce<Stages, BLOCK_M, BLOCK_N>(&map_a, &map_b, &map_sa, nullptr, 0, smem, sm.scales, full, empty, tiles_m,
                                         tiles_n, blockIdx.x, gridDim.x, 0, num_kb);
   } else {
     ptx::setmaxnreg_inc<kMathRegs>();
@@ -432,7 +444,8 @@ __global__ void __launch_bounds__(kThreads, 1)
       int m0, n0;
       tile_at(t, tiles_m, tiles_n, m0, n0);
       float total[wg::kAccum] = {};
-      math_tile(sa, sm.scales + BLOCK_M, a_lo, b_lo, full, empty, ring, num_kb, total, partial0, partial1);
+      math_tile(sa, p.sb.address(n0, 0), p.sb.kb_stride, a_lo, b_lo, full, empty, ring, num_kb, total, partial0,
+                partial1);
       const int row0 = m0 + math * wg::kMathRows;
 #ifndef CH10_ABLATE_EPILOGUE
       if (tma_store) {
@@ -463,20 +476,13 @@ decltype(auto) with_stages(int stages, F&& f) {
 }
 static_assert(kMinStages == 2 && kMaxStages == 5, "with_stages lists the depths one by one");
 
-/// The map of B's K-block-major scales (Fp8Gemm::sb_by_kb) for the
-/// producer's box of kBScaleBox column blocks (v4, v5, v6).
-inline CUtensorMap make_tensor_map_b_scales(const Fp8Gemm& p) {
-  return make_tensor_map_scales(p.sb_by_kb, steps::ceil_div(p.n, kScaleBlock), k_blocks(p.k), p.sb_by_kb_ld,
-                                kBScaleBox);
-}
-
 template <int Stages>
 void launch_stages(const Fp8Gemm& p, const CUtensorMap& map_a, const CUtensorMap& map_b, const CUtensorMap& map_sa,
-                   const CUtensorMap& map_sb, const CUtensorMap& map_d, bool tma_store, int grid, cudaStream_t stream) {
+                   const CUtensorMap& map_d, bool tma_store, int grid, cudaStream_t stream) {
   CUDA_CHECK(cudaFuncSetAttribute(fp8_gemm_warp_specialized<Stages>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                   smem_bytes(Stages)));
   fp8_gemm_warp_specialized<Stages>
-      <<<grid, kThreads, smem_bytes(Stages), stream>>>(map_a, map_b, map_sa, map_sb, map_d, tma_store, p);
+      <<<grid, kThreads, smem_bytes(Stages), stream>>>(map_a, map_b, map_sa, map_d, tma_store, p);
   CUDA_CHECK_LAUNCH();
 }
 
@@ -485,7 +491,6 @@ inline void launch(const Fp8Gemm& p, cudaStream_t stream, int stages = kDefaultS
   const CUtensorMap map_a = make_tensor_map_k_major(p.a, p.m, p.k, BLOCK_M);
   const CUtensorMap map_b = make_tensor_map_k_major(p.b, p.n, p.k, BLOCK_N);
   const CUtensorMap map_sa = make_tensor_map_scales(p.sa_by_kb, p.m, k_blocks(p.k), p.sa_by_kb_ld, BLOCK_M);
-  const CUtensorMap map_sb = make_tensor_map_b_scales(p);
   CUtensorMap map_d{}; // stays zero (unused) when N is not a multiple of 8
   const bool tma_store = make_tensor_map_d(p.d, p.m, p.n, wg::kMathRows, map_d);
   int device = 0, sms = 0;
@@ -496,8 +501,7 @@ inline void launch(const Fp8Gemm& p, cudaStream_t stream, int stages = kDefaultS
   const long long tiles = static_cast<long long>(steps::ceil_div(p.m, BLOCK_M)) * steps::ceil_div(p.n, BLOCK_N);
   if (tiles > INT_MAX) throw std::invalid_argument("v4: more than 2^31 - 1 tiles");
   const int grid = static_cast<int>(std::min<long long>(sms, tiles));
-  with_stages(stages, [&](auto depth) {
-    launch_stages<decltype(depth)::value>(p, map_a, map_b, map_sa, map_sb, map_d, tma_store, grid, stream);
+  with_stages(stages, [&](auto depth) { launch_stages<decltype(depth)::value>(p, map_a, map_b, map_sa, map_d, tma_store, grid, stream);
   });
 }
 

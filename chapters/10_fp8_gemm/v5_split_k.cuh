@@ -66,8 +66,7 @@ static_assert(kPartialBytes <= v4::kMinStages * v4::kStageBytes + v4::kMathGroup
 template <int Stages>
 __global__ void __launch_bounds__(v4::kThreads, 1)
     fp8_gemm_split_k(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
-                     const __grid_constant__ CUtensorMap map_sa, const __grid_constant__ CUtensorMap map_sb,
-                     Fp8Gemm p) {
+                     const __grid_constant__ CUtensorMap map_sa, Fp8Gemm p) {
   namespace cg = cooperative_groups;
   const cg::cluster_group cluster = cg::this_cluster();
   const int splits = static_cast<int>(cluster.num_blocks()), rank = static_cast<int>(cluster.block_rank());
@@ -93,8 +92,8 @@ __global__ void __launch_bounds__(v4::kThreads, 1)
   if (role == 0) {
     ptx::setmaxnreg_dec<v4::kProducerRegs>();
     if (threadIdx.x == 0) // v4's producer over one tile's slice of K
-      v4::produce<Stages, BLOCK_M, BLOCK_N>(&map_a, &map_b, &map_sa, &map_sb, smem, sm.scales, full, empty, tiles_m,
-                                            tiles_n, tile, tiles_m * tiles_n, kb0, kb1);
+      v4::produce<Stages, BLOCK_M, BLOCK_N>(&map_a, &map_b, &map_sa, nullptr, 0, smem, sm.scales, full, empty,
+                                            tiles_m, tiles_n, tile, tiles_m * tiles_n, kb0, kb1);
     // The producer's warps stay to the end: every thread of the cluster
     // meets at the two cluster barriers of the math warpgroups below. (Each
     // role calls them in its own branch: code after the branches would be
@@ -111,7 +110,7 @@ __global__ void __launch_bounds__(v4::kThreads, 1)
     // zeroing makes the compiler wait for that wgmma (ptxas warning C7517).
     wg::fence_operands(total);
     wg::fence_operands(partial1);
-    v4::math_tile(v4::thread_scales(sm.scales, math, warp, lane), sm.scales + BLOCK_M,
+    v4::math_tile(v4::thread_scales(sm.scales, math, warp, lane), p.sb.address(n0, kb0), p.sb.kb_stride,
                   ptx::wgmma_desc_sw128_lo(smem + math * wg::kMathRows * wg::kRowBytes),
                   ptx::wgmma_desc_sw128_lo(smem + v4::kABytes), full, empty, ring, kb1 - kb0, total, partial0,
                   partial1);
@@ -244,10 +243,9 @@ void launch_stages(const Fp8Gemm& p, const Plan& plan, cudaStream_t stream) {
   const CUtensorMap map_a = make_tensor_map_k_major(p.a, p.m, p.k, BLOCK_M);
   const CUtensorMap map_b = make_tensor_map_k_major(p.b, p.n, p.k, BLOCK_N);
   const CUtensorMap map_sa = make_tensor_map_scales(p.sa_by_kb, p.m, k_blocks(p.k), p.sa_by_kb_ld, BLOCK_M);
-  const CUtensorMap map_sb = v4::make_tensor_map_b_scales(p);
   cudaLaunchAttribute cluster;
   const cudaLaunchConfig_t config = launch_config<Stages>(plan.tiles, plan.splits, cluster, stream);
-  CUDA_CHECK(cudaLaunchKernelEx(&config, fp8_gemm_split_k<Stages>, map_a, map_b, map_sa, map_sb, p));
+  CUDA_CHECK(cudaLaunchKernelEx(&config, fp8_gemm_split_k<Stages>, map_a, map_b, map_sa, p));
   CUDA_CHECK_LAUNCH();
 }
 

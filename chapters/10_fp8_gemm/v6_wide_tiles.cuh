@@ -38,9 +38,9 @@
 // Scales: a 192-column tile starts at a multiple of 64, so each of its three
 // 64-column chunks lies in one 128-row block of B's scales, the tile's first
 // block or the one after it: a thread reads three B scales per K block
-// (chunks 0, 1, 2) from the box of 4 that comes with the stage, as in v4;
-// half 0 uses chunks 0 and 1, half 1 chunks 1 and 2. A's two come with the
-// stage too.
+// (chunks 0, 1, 2) from the stage's copy of B's scales, as in v4; half 0
+// uses chunks 0 and 1, half 1 chunks 1 and 2. A's two come with the stage
+// too.
 //
 // The registers: v4's 40 (producer) + 2 x 232 left the math warpgroups a
 // few short here (ptxas spilled 16 bytes); 24 + 2 x 240 fits.
@@ -75,7 +75,7 @@ static_assert(kProducerRegs * 128 + kMathRegs * 128 * kMathGroups <= 65536, "mor
 constexpr int kABytes = BLOCK_M * wg::kRowBytes;               // 16 KB
 constexpr int kStageBytes = kABytes + BLOCK_N * wg::kRowBytes; // 40 KB
 constexpr int kOutBytes = wg::kMathRows * BLOCK_N * 2;         // 24 KB per math warpgroup
-constexpr int kScaleStride = v4::scale_stride(BLOCK_M);      // A's and B's scales of one stage, in floats
+constexpr int kScaleStride = v4::scale_stride(BLOCK_M, true); // A's and B's scales of one stage, in floats
 constexpr int kSmemBytes = kStages * (kStageBytes + kScaleStride * 4) + kMathGroups * kOutBytes + 2 * kStages * 8 + 1024;
 static_assert(kSmemBytes <= 232448, "more shared memory than an H100/H200 block may have");
 static_assert(kStageBytes % 1024 == 0 && kABytes % 1024 == 0, "stages and B must start 1024-byte aligned");
@@ -121,8 +121,8 @@ __device__ __forceinline__ void promote_half(float (&total)[kAccum], float (&hal
 /// file).
 __global__ void __launch_bounds__(kThreads, 1)
     fp8_gemm_wide_tiles(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
-                        const __grid_constant__ CUtensorMap map_sa, const __grid_constant__ CUtensorMap map_sb,
-                        const __grid_constant__ CUtensorMap map_d, bool tma_store, Fp8Gemm p) {
+                        const __grid_constant__ CUtensorMap map_sa, const __grid_constant__ CUtensorMap map_d,
+                        bool tma_store, Fp8Gemm p) {
   extern __shared__ std::uint8_t smem_raw[];
   std::uint8_t* smem = wg::align_1024(smem_raw);
   std::uint8_t* out = smem + kStages * kStageBytes;
@@ -141,8 +141,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   if (role == 0) {
     ptx::setmaxnreg_dec<kProducerRegs>();
     if (threadIdx.x == 0)
-      v4::produce<kStages, BLOCK_M, BLOCK_N>(&map_a, &map_b, &map_sa, &map_sb, smem, scales, full, empty, tiles_m,
-                                             tiles_n, blockIdx.x, gridDim.x, 0, num_kb);
+      v4::produce<kStages, BLOCK_M, BLOCK_N, true>(&map_a, &map_b, &map_sa, p.sb_by_kb, p.sb_by_kb_ld, smem, scales,
+                                                   full, empty, tiles_m, tiles_n, blockIdx.x, gridDim.x, 0, num_kb);
   } else {
     ptx::setmaxnreg_inc<kMathRegs>();
     const int math = role - 1;
@@ -151,18 +151,18 @@ __global__ void __launch_bounds__(kThreads, 1)
     const std::uint32_t a_lo = ptx::wgmma_desc_sw128_lo(smem + math * wg::kMathRows * wg::kRowBytes);
     const std::uint32_t b_lo = ptx::wgmma_desc_sw128_lo(smem + kABytes);
     const float* sa = v4::thread_scales(scales, math, warp_in_group, lane);
-    const float* sb = scales + BLOCK_M; // B's box of stage 0: the tile's first column block, then the next
+    const float* sb = scales + BLOCK_M; // B's scales in stage 0 (v4::kBScaleCopy)
     v4::Ring<kStages> ring;
     float half0[kHalf] = {}, half1[kHalf] = {};
     for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
       int tm, tn;
       v4::tile_index(t, tiles_m, tiles_n, tm, tn);
       const int m0 = tm * BLOCK_M, n0 = tn * BLOCK_N, row0 = m0 + math * wg::kMathRows;
-      // Which of B's box each 64-column chunk reads: chunk 0 the first
-      // block, chunks 1 and 2 the first or the next. (Chunks past N get the
-      // box's zeros, or a scale of their block: their columns are not stored.)
-      const int b1 = ((n0 + 64) >> kScaleBlockLog2) - (n0 >> kScaleBlockLog2);
-      const int b2 = ((n0 + 128) >> kScaleBlockLog2) - (n0 >> kScaleBlockLog2);
+      // Which of the stage's B scales each 64-column chunk reads: the
+      // tile's first block or the next. (Chunks past N read some finite
+      // scale and multiply zeros: their columns are not stored.)
+      const int b0 = v4::b_scale_in_copy(n0, n0), b1 = v4::b_scale_in_copy(n0, n0 + 64),
+                b2 = v4::b_scale_in_copy(n0, n0 + 128);
       float total[kAccum] = {};
       v4::Ring<kStages> ahead = ring; // the block whose halves are issued next
       // Half 0 of the next block: wait for its stage, read its scales, issue.
@@ -172,7 +172,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         const int at = ahead.stage * kScaleStride;
         sc.a0 = sa[at];
         sc.a1 = sa[at + 8];
-        sc.b[0] = sb[at];
+        sc.b[0] = sb[at + b0];
         sc.b[1] = sb[at + b1];
         sc.b[2] = sb[at + b2];
         wg::issue_k_block(half0, a_lo + stage_lo, b_lo + stage_lo);
@@ -235,7 +235,7 @@ inline void launch(const Fp8Gemm& p, cudaStream_t stream) {
   const CUtensorMap map_a = make_tensor_map_k_major(p.a, p.m, p.k, BLOCK_M);
   const CUtensorMap map_b = make_tensor_map_k_major(p.b, p.n, p.k, BLOCK_N);
   const CUtensorMap map_sa = make_tensor_map_scales(p.sa_by_kb, p.m, k_blocks(p.k), p.sa_by_kb_ld, BLOCK_M);
-  const CUtensorMap map_sb = v4::make_tensor_map_b_scales(p);
+  if (p.sb_by_kb == nullptr) throw std::invalid_argument("v6: no K-block-major B scales (Fp8Gemm::sb_by_kb)");
   CUtensorMap map_d{};
   const bool tma_store = make_tensor_map_d(p.d, p.m, p.n, wg::kMathRows, map_d);
   int device = 0, sms = 0;
@@ -245,7 +245,7 @@ inline void launch(const Fp8Gemm& p, cudaStream_t stream) {
   if (tiles > INT_MAX) throw std::invalid_argument("v6: more than 2^31 - 1 tiles");
   const int grid = static_cast<int>(std::min<long long>(sms, tiles));
   CUDA_CHECK(cudaFuncSetAttribute(fp8_gemm_wide_tiles, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
-  fp8_gemm_wide_tiles<<<grid, kThreads, kSmemBytes, stream>>>(map_a, map_b, map_sa, map_sb, map_d, tma_store, p);
+  fp8_gemm_wide_tiles<<<grid, kThreads, kSmemBytes, stream>>>(map_a, map_b, map_sa, map_d, tma_store, p);
   CUDA_CHECK_LAUNCH();
 }
 
