@@ -182,6 +182,15 @@ __global__ void __launch_bounds__(kThreads, 1)
         wg::issue_k_block(half1, a_lo + stage_lo, b_lo + stage_lo + kHalfBLo);
         ahead.advance();
       };
+      // Lane 0 releases a stage for its warp, after a __syncwarp: the other
+      // lanes' reads of the stage's scales then happen before the arrive,
+      // and so before the producer's next copy into the stage. (Without it,
+      // compute-sanitizer's racecheck reported the bulk copy of B's scales
+      // racing with those reads.)
+      auto release = [&](int stage) {
+        __syncwarp();
+        if (signals) ptx::mbarrier_arrive(&empty[stage]);
+      };
       // One block kb whose two halves are in flight, and a next one: promote
       // half 0 while half 1 runs, issue the next block's half 0, promote half
       // 1 while that runs, issue the next block's half 1.
@@ -190,7 +199,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         promote_half<0>(total, half0, cur);
         start0(next);
         ptx::wgmma_wait<1>(); // half 1 of kb done (the next half 0 may run)
-        if (signals) ptx::mbarrier_arrive(&empty[ring.stage]);
+        release(ring.stage);
         ring.advance();
         promote_half<1>(total, half1, cur);
         start1();
@@ -210,7 +219,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         ptx::wgmma_wait<1>();
         promote_half<0>(total, half0, cur);
         ptx::wgmma_wait<0>();
-        if (signals) ptx::mbarrier_arrive(&empty[ring.stage]);
+        release(ring.stage);
         ring.advance();
         promote_half<1>(total, half1, cur);
       };
