@@ -3,11 +3,15 @@
 #
 #   steps_add_chapter(SOURCES <files...>
 #                     [TEST_ARGS <args...>] [SANITIZE_ARGS <args...>]
+#                     [RACECHECK_ARGS <args...> RACECHECK_WHY <reason>]
 #                     [CUDA_ARCHITECTURES <arch...>] [LIBRARIES <targets...>]
 #                     [MIN_GPUS <n>] [TIMEOUT <seconds>])
 #       The binary is "ch" + the folder name (ch05_transpose); number, binary
 #       and title come from course.tsv and reach the program as
-#       STEPS_CHAPTER_NUMBER / _BINARY / _TITLE.
+#       STEPS_CHAPTER_NUMBER / _BINARY / _TITLE. Every sanitizer runs the
+#       program with SANITIZE_ARGS; racecheck with RACECHECK_ARGS instead
+#       where given (a version racecheck cannot judge left out), with the
+#       reason stated in RACECHECK_WHY.
 #   steps_add_chapter_run(<name> [EXIT <code>] [MATCH <regex>] [LABEL <label>] ARGS <args...>)
 #       Another run of the chapter program (default: label gpu, exit 0).
 #   steps_add_exercise([ID <id>] SOURCES <files...> GRADER <file>
@@ -106,8 +110,11 @@ function(_steps_set_architectures target)
 endfunction()
 
 function(steps_add_chapter)
-  cmake_parse_arguments(PARSE_ARGV 0 CH "" "MIN_GPUS;TIMEOUT"
-    "SOURCES;TEST_ARGS;SANITIZE_ARGS;CUDA_ARCHITECTURES;LIBRARIES")
+  cmake_parse_arguments(PARSE_ARGV 0 CH "" "MIN_GPUS;TIMEOUT;RACECHECK_WHY"
+    "SOURCES;TEST_ARGS;SANITIZE_ARGS;RACECHECK_ARGS;CUDA_ARCHITECTURES;LIBRARIES")
+  if(CH_RACECHECK_ARGS AND NOT CH_RACECHECK_WHY)
+    message(FATAL_ERROR "cuda-steps: RACECHECK_ARGS needs RACECHECK_WHY (why racecheck runs other arguments)")
+  endif()
   _steps_chapter_id(number slug)
   set(binary ch${slug})
   add_executable(${binary} ${CH_SOURCES})
@@ -158,7 +165,14 @@ function(steps_add_chapter)
     set_tests_properties(gpu.${binary} PROPERTIES TIMEOUT ${CH_TIMEOUT})
   endif()
   if(CH_SANITIZE_ARGS)
-    _steps_sanitize_tests(${binary} "${STEPS_SANITIZER_TOOLS}" ${exe} ${CH_SANITIZE_ARGS})
+    if(CH_RACECHECK_ARGS)
+      set(tools ${STEPS_SANITIZER_TOOLS})
+      list(REMOVE_ITEM tools racecheck)
+      _steps_sanitize_tests(${binary} "${tools}" ${exe} ${CH_SANITIZE_ARGS})
+      _steps_sanitize_tests(${binary} racecheck ${exe} ${CH_RACECHECK_ARGS})
+    else()
+      _steps_sanitize_tests(${binary} "${STEPS_SANITIZER_TOOLS}" ${exe} ${CH_SANITIZE_ARGS})
+    endif()
   endif()
 endfunction()
 
