@@ -121,8 +121,8 @@ struct Fp8Gemm {
   int sa_by_kb_ld = 0; ///< M rounded up to a multiple of 4: every K block's column starts 16-byte aligned
   /// B's scales the same way: sb_by_kb[kb * sb_by_kb_ld + nb] is the scale
   /// of B's rows 128 nb .. 128 nb + 127 (columns of D) in K block kb, so that
-  /// the producer of v4, v5 and v6 copies a tile's B scales with the stage
-  /// too: 32 bytes from the 16-byte aligned group of 4 that holds the tile's
+  /// v6's producer copies a tile's B scales with the stage too (v4 and v5
+  /// load theirs from `sb`): 32 bytes from the 16-byte aligned group of 4 that holds the tile's
   /// first column block (4 more floats of padding after the last K block
   /// keep that copy inside the array). Null where not read.
   const float* sb_by_kb = nullptr;

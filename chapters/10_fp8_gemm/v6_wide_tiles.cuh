@@ -38,9 +38,9 @@
 // Scales: a 192-column tile starts at a multiple of 64, so each of its three
 // 64-column chunks lies in one 128-row block of B's scales, the tile's first
 // block or the one after it: a thread reads three B scales per K block
-// (chunks 0, 1, 2) from the stage's copy of B's scales, as in v4; half 0
-// uses chunks 0 and 1, half 1 chunks 1 and 2. A's two come with the stage
-// too.
+// (chunks 0, 1, 2) from the stage, where the producer copies them with A's
+// (v4::produce with CopyB; v4 itself loads its one B scale from global
+// memory); half 0 uses chunks 0 and 1, half 1 chunks 1 and 2.
 //
 // The registers: v4's 40 (producer) + 2 x 232 left the math warpgroups a
 // few short here (ptxas spilled 16 bytes); 24 + 2 x 240 fits.
