@@ -122,9 +122,10 @@ struct Fp8Gemm {
   /// B's scales the same way: sb_by_kb[kb * sb_by_kb_ld + nb] is the scale
   /// of B's rows 128 nb .. 128 nb + 127 (columns of D) in K block kb, so that
   /// v6's producer copies a tile's B scales with the stage too (v4 and v5
-  /// load theirs from `sb`): 32 bytes from the 16-byte aligned group of 4 that holds the tile's
-  /// first column block (4 more floats of padding after the last K block
-  /// keep that copy inside the array). Null where not read.
+  /// load theirs from `sb`): 32 bytes from the 16-byte aligned group of 4
+  /// that holds the tile's first column block (4 more floats of padding
+  /// after the last K block keep that copy inside the array). Null where not
+  /// read.
   const float* sb_by_kb = nullptr;
   int sb_by_kb_ld = 0; ///< ceil(N / 128) rounded up to a multiple of 4
 };
