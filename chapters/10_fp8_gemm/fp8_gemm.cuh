@@ -32,6 +32,7 @@
 // BLOCK_K deep), run-time values snake_case.
 #pragma once
 
+#include "steps/error.hpp"
 #include "steps/math.hpp"
 
 #include <cuda_bf16.h>
@@ -172,6 +173,15 @@ __device__ __forceinline__ void store_pair(const Fp8Gemm& p, int row, int col, f
     if (col < p.n) out[0] = __float2bfloat16_rn(v0);
     if (col + 1 < p.n) out[1] = __float2bfloat16_rn(v1);
   }
+}
+
+/// The current GPU's SM count: the persistent kernels (v4, v6, v7) launch
+/// at most one block per SM, v5 and v7 plan their splits with it.
+inline int sm_count() {
+  int device = 0, sms = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  return sms;
 }
 
 } // namespace ch10

@@ -26,6 +26,9 @@
 //   v6 wide_tiles                v4 with 128 x 192 tiles, one partial set per warpgroup filled in
 //                                two halves (wgmma m64n96k32), 4 stages: fewer tiles, a better fit
 //                                on some shapes
+//   v7 stream_k                  v6 on the whole waves, then the last, partial wave's tiles cut by
+//                                K over the SMs it leaves idle: the owner of a tile adds the other
+//                                blocks' pieces from global memory
 //
 // Two groups of rows, each with its own data (problem.cuh): the chapter's
 // kernels, cuBLASLt's baseline and the BF16 control run the scaling the
@@ -47,6 +50,7 @@
 #include "v4_warp_specialized.cuh"
 #include "v5_split_k.cuh"
 #include "v6_wide_tiles.cuh"
+#include "v7_stream_k.cuh"
 
 #include "steps/chapter.hpp"
 #include "steps/cli.hpp"
@@ -72,7 +76,8 @@ constexpr const char* kCublasBf16 = "cublas_bf16";
 constexpr const char* kCublasLtPerTensor = "cublaslt_per_tensor";
 constexpr const char* kCublasLtPerTensorFast = "cublaslt_per_tensor_fast";
 constexpr const char* kWarpSpecialized = "warp_specialized";
-constexpr const char* kKernelRows = "naive,mma_sync,wgmma,warp_specialized,split_k,wide_tiles";
+constexpr const char* kWideTiles = "wide_tiles";
+constexpr const char* kKernelRows = "naive,mma_sync,wgmma,warp_specialized,split_k,wide_tiles,stream_k";
 
 /// One line on stdout when a cuBLASLt plan has chosen its algorithm: which
 /// of the heuristic's candidates won (0 = its own first choice).
@@ -133,6 +138,16 @@ public:
   }
   void run_split_k(cudaStream_t stream) { v5::launch(gemm(), split_plan(), stages_, stream); }
 
+  /// v7's plan (its slots and flags): made on first use and said once.
+  v7::Plan& stream_plan() {
+    if (!stream_plan_) {
+      stream_plan_ = std::make_unique<v7::Plan>(gemm());
+      std::printf("stream_k: %s\n", stream_plan_->describe().c_str());
+    }
+    return *stream_plan_;
+  }
+  void run_stream_k(cudaStream_t stream) { stream_plan().launch(gemm(), stream); }
+
   std::string describe() const {
     return summary(std::string("D (bf16) = A (e4m3) * B^T (e4m3), FP32 accumulation, ") + scaling_name(scaling()));
   }
@@ -172,6 +187,7 @@ public:
 private:
   int stages_;
   std::unique_ptr<v5::Plan> split_plan_;
+  std::unique_ptr<v7::Plan> stream_plan_;
   v0::LtHandle lt_handle_;
   steps::DeviceBuffer<float> lt_sb_; // B's block scales in cuBLASLt's layout
   std::unique_ptr<v0::CublasLtFp8> lt_plan_;
@@ -185,6 +201,15 @@ steps::Row<KernelProblem> split_k_row() {
       "split_k", "v5: v4, or with too few tiles for the GPU: K split over a cluster, summed in distributed shared memory",
       steps::Role::version, gamma_tensor_cores, [](KernelProblem& p, cudaStream_t s) { p.run_split_k(s); });
   r.same_as = [](KernelProblem& p) { return p.split_plan().splits == 1 ? std::string(kWarpSpecialized) : std::string(); };
+  return r;
+}
+
+/// v7's row: where nothing is split it runs v6's kernel, and says so.
+steps::Row<KernelProblem> stream_k_row() {
+  steps::Row<KernelProblem> r = fp8_row<KernelProblem>(
+      "stream_k", "v7: v6 on the whole waves, then the last wave's tiles cut by K over the idle SMs",
+      steps::Role::version, gamma_tensor_cores, [](KernelProblem& p, cudaStream_t s) { p.run_stream_k(s); });
+  r.same_as = [](KernelProblem& p) { return p.stream_plan().splits() ? std::string() : std::string(kWideTiles); };
   return r;
 }
 
@@ -213,9 +238,10 @@ std::vector<steps::GroupPtr> registry() {
                      Role::version, gamma_tensor_cores,
                      [](Kernels& p, cudaStream_t s) { v4::launch(p.gemm(), s, p.stages()); }),
           split_k_row(),
-          fp8_row<Kernels>("wide_tiles",
+          fp8_row<Kernels>(kWideTiles,
                      "v6: v4 with 128 x 192 tiles, one partial set per warpgroup in two halves (wgmma m64n96k32), 4 stages",
                      Role::version, gamma_tensor_cores, [](Kernels& p, cudaStream_t s) { v6::launch(p.gemm(), s); }),
+          stream_k_row(),
           fp8_row<Kernels>("mistake_scale_after_k", "scales applied once after the whole K sum (right only per tensor)",
                      Role::mistake, gamma_cuda_cores,
                      [](Kernels& p, cudaStream_t s) { mistakes::launch<mistakes::Bug::scale_after_k>(p.gemm(), s); }),

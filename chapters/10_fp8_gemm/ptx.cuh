@@ -310,6 +310,20 @@ __device__ __forceinline__ void named_barrier_sync(int id, int threads) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
 
+// ------------------------------------------- flags between blocks (v7)
+
+/// Reads a flag in global memory with acquire semantics at GPU scope: what
+/// the writer did before its release is visible after this load sees it.
+__device__ __forceinline__ int ld_acquire_gpu(const int* flag) {
+  int v;
+  asm volatile("ld.acquire.gpu.global.b32 %0, [%1];\n" : "=r"(v) : "l"(flag) : "memory");
+  return v;
+}
+/// Writes a flag in global memory with release semantics at GPU scope.
+__device__ __forceinline__ void st_release_gpu(int* flag, int v) {
+  asm volatile("st.release.gpu.global.b32 [%0], %1;\n" ::"l"(flag), "r"(v) : "memory");
+}
+
 // -------------------------------------------------------------- registers
 
 /// Lowers this warpgroup's register count to kRegs (every warp of the

@@ -58,7 +58,7 @@
 // The lesson's table "What v4's time is made of" has the H200's numbers.
 //
 // On the H200 at 8192 x 8192 x 4096, in the last benchmark run:
-// 1322 TFLOP/s {n:10:warp_specialized:value|.0f}, 1.01x {n:10:warp_specialized:base} cuBLASLt block-scaled.
+// 1317 TFLOP/s {n:10:warp_specialized:value|.0f}, 1.02x {n:10:warp_specialized:base} cuBLASLt block-scaled.
 #pragma once
 
 #include "fp8_gemm.cuh"
@@ -87,7 +87,7 @@ constexpr int kABytes = BLOCK_M * wg::kRowBytes;                            // 1
 constexpr int kStageBytes = kABytes + BLOCK_N * wg::kRowBytes;              // 32 KB
 /// A's scales of one stage: one K block of the tile's 128 rows.
 constexpr int kScaleBytes = BLOCK_M * 4;                                    // 512 B
-/// v6's stages also hold B's scales of the K block (produce<..., true>): 8
+/// v6's stages also hold B's scales of the K block (produce_k_blocks<..., true>): 8
 /// column blocks (32 bytes), copied from the 16-byte aligned group of 4
 /// that holds the tile's first block (a bulk copy needs 16-byte aligned
 /// addresses), so in the copy the tile's first block is number
@@ -218,7 +218,7 @@ __device__ __forceinline__ void math_tile(const float* sa, const float* sb, int 
   // The oldest block's wgmma are done (waited for): free its stage, promote it.
   // The __syncwarp orders the other lanes' reads of the stage's A scales
   // before lane 0's arrive (the memory model's rule, not only lockstep), as
-  // in v6; measured in v6 at no cost.
+  // in v6; measured at no cost in both.
   auto finish = [&](float(&partial)[wg::kAccum], const wg::BlockScales& sc) {
     __syncwarp();
     if (signals) ptx::mbarrier_arrive(&empty[ring.stage]); // this warp no longer reads the stage
@@ -357,27 +357,58 @@ __device__ __forceinline__ void init_ring(std::uint64_t* full, std::uint64_t* em
   __syncthreads();
 }
 
-/// The producer (one thread; v4, v5 and v6): for each of this block's
-/// tiles (first_tile, then every tile_step-th, below tiles_m * tiles_n) and
-/// each of its K blocks kb0 .. kb1 - 1, wait until the math warps have
-/// released stage s, then load A's BlockM rows and B's BlockN rows of the K
-/// block into it by TMA. A stage is the A box followed by the B box.
-/// (v4 and v6: tiles blockIdx.x, + gridDim.x, ..., every K block; v5: one
-/// tile, its slice of K.) With them, A's scales of the stage's K block and the tile's BlockM rows,
+/// The producer (one thread; v4, v5, v6 and v7), one piece of work: K
+/// blocks kb0 .. kb1 - 1 of tile (tm, tn). For each, wait until the math
+/// warps have released stage s (`ring`: where the producer is in the ring,
+/// kept from one piece to the next), then load A's BlockM rows and B's
+/// BlockN rows of the K block into it by TMA. A stage is the A box
+/// followed by the B box. With them, A's scales of the stage's K block and the tile's BlockM rows,
 /// one box of BlockM floats from `map_sa` (Fp8Gemm::sa_by_kb, where they are
 /// contiguous), to `scales` + BlockM * stage, counted on the same full[s].
-/// Rows past M arrive as zeros, like their A rows. With CopyB (v6), B's
+/// Rows past M arrive as zeros, like their A rows. With CopyB (v6, v7), B's
 /// scales of the K block too, after A's: kBScaleCopy floats from
 /// `sb_by_kb` (Fp8Gemm::sb_by_kb, `sb_ld` floats per K block), one bulk
 /// copy; blocks past N in it are padding zeros or other K blocks' scales,
 /// which multiply columns of zeros that are never stored.
 template <int Stages, int BlockM, int BlockN, bool CopyB = false>
-__device__ __forceinline__ void produce(const CUtensorMap* map_a, const CUtensorMap* map_b,
-                                        const CUtensorMap* map_sa, const float* sb_by_kb, int sb_ld,
-                                        std::uint8_t* smem, float* scales, std::uint64_t* full, std::uint64_t* empty,
-                                        int tiles_m, int tiles_n, int first_tile, int tile_step, int kb0, int kb1) {
+__device__ __forceinline__ void produce_k_blocks(const CUtensorMap* map_a, const CUtensorMap* map_b,
+                                                 const CUtensorMap* map_sa, const float* sb_by_kb, int sb_ld,
+                                                 std::uint8_t* smem, float* scales, std::uint64_t* full,
+                                                 std::uint64_t* empty, Ring<Stages>& ring, int tm, int tn, int kb0,
+                                                 int kb1) {
   constexpr int kA = BlockM * wg::kRowBytes, kStage = kA + BlockN * wg::kRowBytes;
   constexpr int kBytes = kStage + (BlockM + (CopyB ? kBScaleCopy : 0)) * 4;
+  for (int kb = kb0; kb < kb1; ++kb) {
+    ptx::mbarrier_wait(&empty[ring.stage], ring.phase ^ 1); // first lap: passes at once
+    std::uint8_t* stage = smem + ring.stage * kStage;
+#ifndef CH10_ABLATE_LOADS
+    ptx::mbarrier_arrive_expect_tx(&full[ring.stage], kBytes);
+    ptx::tma_load_2d(stage, map_a, &full[ring.stage], kb * wg::kBlockK, tm * BlockM);
+    ptx::tma_load_2d(stage + kA, map_b, &full[ring.stage], kb * wg::kBlockK, tn * BlockN);
+    float* stage_scales = scales + ring.stage * scale_stride(BlockM, CopyB);
+    ptx::tma_load_2d(stage_scales, map_sa, &full[ring.stage], tm * BlockM, kb);
+    if constexpr (CopyB) { // from the group of 4 (16-byte aligned) that holds the tile's first block
+      const float* sb = sb_by_kb + static_cast<std::size_t>(kb) * sb_ld + ((tn * BlockN / kScaleBlock) & ~3);
+      ptx::bulk_load(stage_scales + BlockM, sb, kBScaleCopy * 4, &full[ring.stage]);
+    }
+#else
+    (void)stage;
+    (void)kBytes;
+    ptx::mbarrier_arrive(&full[ring.stage]); // the stage "arrives" with whatever it holds
+#endif
+    ring.advance();
+  }
+}
+
+/// The producer of v4 and v5: for each of this block's tiles (first_tile,
+/// then every tile_step-th, below tiles_m * tiles_n), K blocks kb0 .. kb1 - 1
+/// (v4: tiles blockIdx.x, + gridDim.x, ..., every K block; v5: one tile,
+/// its slice of K).
+template <int Stages, int BlockM, int BlockN>
+__device__ __forceinline__ void produce(const CUtensorMap* map_a, const CUtensorMap* map_b,
+                                        const CUtensorMap* map_sa, std::uint8_t* smem, float* scales,
+                                        std::uint64_t* full, std::uint64_t* empty, int tiles_m, int tiles_n,
+                                        int first_tile, int tile_step, int kb0, int kb1) {
   ptx::tma_prefetch_map(map_a);
   ptx::tma_prefetch_map(map_b);
   ptx::tma_prefetch_map(map_sa);
@@ -385,26 +416,8 @@ __device__ __forceinline__ void produce(const CUtensorMap* map_a, const CUtensor
   for (int t = first_tile; t < tiles_m * tiles_n; t += tile_step) {
     int tm, tn;
     tile_index(t, tiles_m, tiles_n, tm, tn);
-    for (int kb = kb0; kb < kb1; ++kb) {
-      ptx::mbarrier_wait(&empty[ring.stage], ring.phase ^ 1); // first lap: passes at once
-      std::uint8_t* stage = smem + ring.stage * kStage;
-#ifndef CH10_ABLATE_LOADS
-      ptx::mbarrier_arrive_expect_tx(&full[ring.stage], kBytes);
-      ptx::tma_load_2d(stage, map_a, &full[ring.stage], kb * wg::kBlockK, tm * BlockM);
-      ptx::tma_load_2d(stage + kA, map_b, &full[ring.stage], kb * wg::kBlockK, tn * BlockN);
-      float* stage_scales = scales + ring.stage * scale_stride(BlockM, CopyB);
-      ptx::tma_load_2d(stage_scales, map_sa, &full[ring.stage], tm * BlockM, kb);
-      if constexpr (CopyB) { // from the group of 4 (16-byte aligned) that holds the tile's first block
-        const float* sb = sb_by_kb + static_cast<std::size_t>(kb) * sb_ld + ((tn * BlockN / kScaleBlock) & ~3);
-        ptx::bulk_load(stage_scales + BlockM, sb, kBScaleCopy * 4, &full[ring.stage]);
-      }
-#else
-      (void)stage;
-      (void)kBytes;
-      ptx::mbarrier_arrive(&full[ring.stage]); // the stage "arrives" with whatever it holds
-#endif
-      ring.advance();
-    }
+    produce_k_blocks<Stages, BlockM, BlockN>(map_a, map_b, map_sa, nullptr, 0, smem, scales, full, empty, ring, tm,
+                                             tn, kb0, kb1);
   }
 }
 
@@ -433,8 +446,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   if (role == 0) {
     ptx::setmaxnreg_dec<kProducerRegs>();
     if (threadIdx.x == 0)
-      produce<Stages, BLOCK_M, BLOCK_N>(&map_a, &map_b, &map_sa, nullptr, 0, smem, sm.scales, full, empty, tiles_m,
-                                        tiles_n, blockIdx.x, gridDim.x, 0, num_kb);
+      produce<Stages, BLOCK_M, BLOCK_N>(&map_a, &map_b, &map_sa, smem, sm.scales, full, empty, tiles_m, tiles_n,
+                                        blockIdx.x, gridDim.x, 0, num_kb);
   } else {
     ptx::setmaxnreg_inc<kMathRegs>();
     const int math = role - 1; // rows 64 * math .. of the tile
@@ -497,9 +510,7 @@ inline void launch(const Fp8Gemm& p, cudaStream_t stream, int stages = kDefaultS
   const CUtensorMap map_sa = make_tensor_map_scales(p.sa_by_kb, p.m, k_blocks(p.k), p.sa_by_kb_ld, BLOCK_M);
   CUtensorMap map_d{}; // stays zero (unused) when N is not a multiple of 8
   const bool tma_store = make_tensor_map_d(p.d, p.m, p.n, wg::kMathRows, map_d);
-  int device = 0, sms = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const int sms = sm_count();
   // One block per SM (a block takes most of the SM's shared memory and all
   // of its registers), never more blocks than tiles.
   const long long tiles = static_cast<long long>(steps::ceil_div(p.m, BLOCK_M)) * steps::ceil_div(p.n, BLOCK_N);

@@ -92,8 +92,8 @@ __global__ void __launch_bounds__(v4::kThreads, 1)
   if (role == 0) {
     ptx::setmaxnreg_dec<v4::kProducerRegs>();
     if (threadIdx.x == 0) // v4's producer over one tile's slice of K
-      v4::produce<Stages, BLOCK_M, BLOCK_N>(&map_a, &map_b, &map_sa, nullptr, 0, smem, sm.scales, full, empty,
-                                            tiles_m, tiles_n, tile, tiles_m * tiles_n, kb0, kb1);
+      v4::produce<Stages, BLOCK_M, BLOCK_N>(&map_a, &map_b, &map_sa, smem, sm.scales, full, empty, tiles_m, tiles_n,
+                                            tile, tiles_m * tiles_n, kb0, kb1);
     // The producer's warps stay to the end: every thread of the cluster
     // meets at the two cluster barriers of the math warpgroups below. (Each
     // role calls them in its own branch: code after the branches would be
@@ -223,9 +223,7 @@ int max_active_clusters(int splits) {
 
 template <int Stages>
 Plan plan_stages(const Fp8Gemm& p) {
-  int device = 0, sms = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const int sms = sm_count();
   const long long tiles = static_cast<long long>(steps::ceil_div(p.m, BLOCK_M)) * steps::ceil_div(p.n, BLOCK_N);
   Plan plan;
   plan.tiles = static_cast<int>(std::min<long long>(tiles, INT_MAX));

@@ -39,14 +39,14 @@
 // 64-column chunks lies in one 128-row block of B's scales, the tile's first
 // block or the one after it: a thread reads three B scales per K block
 // (chunks 0, 1, 2) from the stage, where the producer copies them with A's
-// (v4::produce with CopyB; v4 itself loads its one B scale from global
+// (v4::produce_k_blocks with CopyB; v4 itself loads its one B scale from global
 // memory); half 0 uses chunks 0 and 1, half 1 chunks 1 and 2.
 //
 // The registers: v4's 40 (producer) + 2 x 232 left the math warpgroups a
 // few short here (ptxas spilled 16 bytes); 24 + 2 x 240 fits.
 //
 // On the H200 at 8192 x 8192 x 4096, in the last benchmark run:
-// 1378 TFLOP/s {n:10:wide_tiles:value|.0f}, 1.06x {n:10:wide_tiles:base} cuBLASLt block-scaled.
+// 1373 TFLOP/s {n:10:wide_tiles:value|.0f}, 1.06x {n:10:wide_tiles:base} cuBLASLt block-scaled.
 #pragma once
 
 #include "fp8_gemm.cuh"
@@ -116,17 +116,32 @@ __device__ __forceinline__ void promote_half(float (&total)[kAccum], float (&hal
   }
 }
 
-/// v6's kernel: v4's producer and ring (v4::init_ring, v4::produce), and
-/// math warpgroups with one partial set, in two halves (see the top of this
-/// file).
+/// Which tiles, and which of their K blocks, a block works on: v6's
+/// schedule, every tile whole, block b taking tiles b, b + gridDim.x, ...
+/// (v7_stream_k.cuh has the other one). for_each calls f(tile, kb0, kb1)
+/// for each piece of work, in order; producer and math warpgroups walk the
+/// same pieces.
+struct AllTiles {
+  static constexpr bool kSplits = false; ///< no piece is part of a tile
+  int tiles, num_kb;
+  template <class F>
+  __device__ __forceinline__ void for_each(F&& f) const {
+    for (int t = blockIdx.x; t < tiles; t += gridDim.x) f(t, 0, num_kb);
+  }
+};
+
+/// v6's kernel (and v7's, with another Schedule): v4's producer and ring
+/// (v4::init_ring, v4::produce_k_blocks), and math warpgroups with one
+/// partial set, in two halves (see the top of this file).
+template <class Schedule>
 __global__ void __launch_bounds__(kThreads, 1)
     fp8_gemm_wide_tiles(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                         const __grid_constant__ CUtensorMap map_sa, const __grid_constant__ CUtensorMap map_d,
-                        bool tma_store, Fp8Gemm p) {
+                        bool tma_store, Fp8Gemm p, Schedule sched) {
   extern __shared__ std::uint8_t smem_raw[];
   std::uint8_t* smem = wg::align_1024(smem_raw);
   std::uint8_t* out = smem + kStages * kStageBytes;
-  auto* scales = reinterpret_cast<float*>(out + kMathGroups * kOutBytes); // stage s: A's, B's (v4::produce)
+  auto* scales = reinterpret_cast<float*>(out + kMathGroups * kOutBytes); // stage s: A's, B's (v4::produce_k_blocks)
   auto* full = reinterpret_cast<std::uint64_t*>(scales + kStages * kScaleStride);
   std::uint64_t* empty = full + kStages;
 
@@ -134,15 +149,22 @@ __global__ void __launch_bounds__(kThreads, 1)
   v4::init_ring<kStages>(full, empty);
 
   const int tiles_m = steps::ceil_div(p.m, BLOCK_M), tiles_n = steps::ceil_div(p.n, BLOCK_N);
-  const int tiles = tiles_m * tiles_n;
-  const int num_kb = k_blocks(p.k);
   const int role = __shfl_sync(0xffffffff, static_cast<int>(threadIdx.x / 128), 0);
 
   if (role == 0) {
     ptx::setmaxnreg_dec<kProducerRegs>();
-    if (threadIdx.x == 0)
-      v4::produce<kStages, BLOCK_M, BLOCK_N, true>(&map_a, &map_b, &map_sa, p.sb_by_kb, p.sb_by_kb_ld, smem, scales,
-                                                   full, empty, tiles_m, tiles_n, blockIdx.x, gridDim.x, 0, num_kb);
+    if (threadIdx.x == 0) {
+      ptx::tma_prefetch_map(&map_a);
+      ptx::tma_prefetch_map(&map_b);
+      ptx::tma_prefetch_map(&map_sa);
+      v4::Ring<kStages> ring;
+      sched.for_each([&](int t, int kb0, int kb1) {
+        int tm, tn;
+        v4::tile_index(t, tiles_m, tiles_n, tm, tn);
+        v4::produce_k_blocks<kStages, BLOCK_M, BLOCK_N, true>(&map_a, &map_b, &map_sa, p.sb_by_kb, p.sb_by_kb_ld,
+                                                              smem, scales, full, empty, ring, tm, tn, kb0, kb1);
+      });
+    }
   } else {
     ptx::setmaxnreg_inc<kMathRegs>();
     const int math = role - 1;
@@ -154,7 +176,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     const float* sb = scales + BLOCK_M; // B's scales in stage 0 (v4::kBScaleCopy)
     v4::Ring<kStages> ring;
     float half0[kHalf] = {}, half1[kHalf] = {};
-    for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+    sched.for_each([&](int t, int kb0, int kb1) {
+      const int num_kb = kb1 - kb0; // this piece's K blocks (v6: all of them)
       int tm, tn;
       v4::tile_index(t, tiles_m, tiles_n, tm, tn);
       const int m0 = tm * BLOCK_M, n0 = tn * BLOCK_N, row0 = m0 + math * wg::kMathRows;
@@ -231,33 +254,67 @@ __global__ void __launch_bounds__(kThreads, 1)
       } else {
         last(sc0);
       }
+      if constexpr (Schedule::kSplits) { // v7: a piece of a tile
+        if (kb0 > 0) return sched.contribute(math, total); // another block adds it and stores the tile
+        if (kb1 < sched.num_kb) sched.gather(t, math, total); // add the other blocks' pieces
+      }
       if (tma_store) {
         if (row0 < p.m) v4::store_tile_tma(&map_d, total, out + math * kOutBytes, row0, n0, 1 + math);
       } else {
         v4::store_tile(p, total, out + math * kOutBytes, row0, n0, 1 + math);
       }
-    }
+    });
     if (tma_store && threadIdx.x % 128 == 0) ptx::bulk_wait<0>();
   }
 }
 
+/// What the kernel needs besides the problem: the tensor maps of A, B, A's
+/// scales and D (map_d only where N allows a TMA store).
+struct Maps {
+  CUtensorMap a, b, sa, d;
+  bool tma_store;
+  explicit Maps(const Fp8Gemm& p)
+      : a(make_tensor_map_k_major(p.a, p.m, p.k, BLOCK_M)), b(make_tensor_map_k_major(p.b, p.n, p.k, BLOCK_N)),
+        sa(make_tensor_map_scales(p.sa_by_kb, p.m, k_blocks(p.k), p.sa_by_kb_ld, BLOCK_M)), d{},
+        tma_store(make_tensor_map_d(p.d, p.m, p.n, wg::kMathRows, d)) {
+    if (p.sb_by_kb == nullptr) throw std::invalid_argument("v6: no K-block-major B scales (Fp8Gemm::sb_by_kb)");
+  }
+};
+
+/// Tiles of 128 x 192 in problem `p`.
+inline long long tile_count(const Fp8Gemm& p) {
+  return static_cast<long long>(steps::ceil_div(p.m, BLOCK_M)) * steps::ceil_div(p.n, BLOCK_N);
+}
+
+/// Launches the kernel with schedule `sched` on `grid` blocks; with
+/// `cooperative`, as a cooperative launch (all blocks resident at once, or
+/// the launch fails: v7's blocks wait for each other).
+template <class Schedule>
+void launch_schedule(const Fp8Gemm& p, const Schedule& sched, int grid, bool cooperative, cudaStream_t stream) {
+  const Maps maps(p);
+  CUDA_CHECK(cudaFuncSetAttribute(fp8_gemm_wide_tiles<Schedule>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  kSmemBytes));
+  cudaLaunchAttribute attr{};
+  attr.id = cudaLaunchAttributeCooperative;
+  attr.val.cooperative = 1;
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(static_cast<unsigned int>(grid));
+  config.blockDim = dim3(kThreads);
+  config.dynamicSmemBytes = kSmemBytes;
+  config.stream = stream;
+  config.attrs = cooperative ? &attr : nullptr;
+  config.numAttrs = cooperative ? 1 : 0;
+  CUDA_CHECK(cudaLaunchKernelEx(&config, fp8_gemm_wide_tiles<Schedule>, maps.a, maps.b, maps.sa, maps.d,
+                                maps.tma_store, p, sched));
+  CUDA_CHECK_LAUNCH();
+}
+
 /// v6: one block per SM (never more than tiles), persistent.
 inline void launch(const Fp8Gemm& p, cudaStream_t stream) {
-  const CUtensorMap map_a = make_tensor_map_k_major(p.a, p.m, p.k, BLOCK_M);
-  const CUtensorMap map_b = make_tensor_map_k_major(p.b, p.n, p.k, BLOCK_N);
-  const CUtensorMap map_sa = make_tensor_map_scales(p.sa_by_kb, p.m, k_blocks(p.k), p.sa_by_kb_ld, BLOCK_M);
-  if (p.sb_by_kb == nullptr) throw std::invalid_argument("v6: no K-block-major B scales (Fp8Gemm::sb_by_kb)");
-  CUtensorMap map_d{};
-  const bool tma_store = make_tensor_map_d(p.d, p.m, p.n, wg::kMathRows, map_d);
-  int device = 0, sms = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  const long long tiles = static_cast<long long>(steps::ceil_div(p.m, BLOCK_M)) * steps::ceil_div(p.n, BLOCK_N);
+  const long long tiles = tile_count(p);
   if (tiles > INT_MAX) throw std::invalid_argument("v6: more than 2^31 - 1 tiles");
-  const int grid = static_cast<int>(std::min<long long>(sms, tiles));
-  CUDA_CHECK(cudaFuncSetAttribute(fp8_gemm_wide_tiles, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
-  fp8_gemm_wide_tiles<<<grid, kThreads, kSmemBytes, stream>>>(map_a, map_b, map_sa, map_d, tma_store, p);
-  CUDA_CHECK_LAUNCH();
+  const int grid = static_cast<int>(std::min<long long>(sm_count(), tiles));
+  launch_schedule(p, AllTiles{static_cast<int>(tiles), k_blocks(p.k)}, grid, false, stream);
 }
 
 } // namespace ch10::v6

@@ -1,0 +1,173 @@
+// Chapter 10, version 7: v6, with the last, partial wave split by K.
+//
+// Change from version 6: the schedule. v6's persistent blocks take whole
+// tiles in turn; when the tile count is not a multiple of the SM count, the
+// last wave is partly empty. 4096 x 7168 has 32 x 38 = 1216 tiles of
+// 128 x 192: 9 waves of 132 and 28 tiles, so in the tenth wave 104 SMs have
+// nothing to do.
+//
+// v7 runs v6's kernel, unchanged, on the whole waves (1188 tiles), then a
+// second launch on the rest: each of the R tiles left is cut into `ways`
+// pieces of its K blocks (ways = 132 / R, at most K blocks / 4), one piece
+// per block, so that R x ways blocks work on them side by side:
+//
+//   28 tiles of 128 K blocks, cut 4 ways over 112 blocks:
+//     tile 1188: blocks 0 1 2 3 take K blocks 0-31, 32-63, 64-95, 96-127
+//     tile 1189: blocks 4 5 6 7 ...
+//
+// The block with a tile's first piece is its owner: it adds the others'
+// pieces (in block order: the same sum on every run) and stores the tile.
+// The others (contributors) write their partial sums to a slot of their own
+// in global memory and raise a flag. Flags: one per block and math
+// warpgroup, set to the launch's number (the epoch), so they never need
+// clearing between launches. A contributor's warpgroup writes its 96 x 128
+// floats, meets at a named barrier, and one thread releases the flag
+// (__threadfence, then st.release.gpu); the owner's thread 0 waits with
+// ld.acquire.gpu, then a named barrier, then every thread reads its floats
+// (ld.global.cg: from L2). An owner waits for other blocks, so they must run
+// at the same time: the launch is cooperative (all blocks resident at once,
+// or the launch fails), and it has at most one block per SM.
+//
+// Why a second launch and not one persistent kernel that does both: v6's
+// math warpgroups use 240 registers, the most a 24-register producer
+// leaves them, and in one kernel the schedule's extra state either made
+// ptxas spill or made the whole-tile part 6-9% slower (the lesson, v7).
+// Here v6's kernel is the same machine code as v6's row, and the second
+// kernel's blocks each do one piece.
+//
+// On the H200 at 4096 x 7168 x 16384, in the last benchmark run:
+// 1375 TFLOP/s {n:10@DeepSeek-V3_4096_x_7168_x_16384:stream_k:value|.0f}, 1.04x {n:10@DeepSeek-V3_4096_x_7168_x_16384:stream_k:base} cuBLASLt block-scaled (v6: 1.01x {n:10@DeepSeek-V3_4096_x_7168_x_16384:wide_tiles:base}).
+// Where the pieces are only a few K blocks long it loses to v6 (the lesson).
+#pragma once
+
+#include "fp8_gemm.cuh"
+#include "ptx.cuh"
+#include "v6_wide_tiles.cuh"
+
+#include "steps/error.hpp"
+#include "steps/math.hpp"
+#include "steps/memory.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace ch10::v7 {
+
+using v6::kAccum;
+/// Floats of one math warpgroup's piece of a tile: kAccum per thread.
+constexpr int kSlot = kAccum * 128;
+/// A piece has at least this many K blocks.
+constexpr int kMinBlocksPerPiece = 4;
+
+/// The second launch's schedule (see the top of this file), passed to the
+/// kernel by value: block b takes K blocks start(b) .. start(b + 1) - 1 of
+/// the line of the last tiles' K blocks, all inside one tile.
+struct LastWave {
+  static constexpr bool kSplits = true; ///< pieces are parts of tiles
+  int first_tile = 0;  ///< the first tile of the last wave (the whole waves' tiles come before)
+  int num_kb = 0;      ///< K blocks of a tile
+  int ways = 0;        ///< pieces per tile; the grid is (tiles left) x ways
+  float* partials = nullptr; ///< per block and math warpgroup: kSlot floats
+  int* flags = nullptr;      ///< per block and math warpgroup: the epoch when its slot is written
+  int epoch = 0;             ///< this launch's number, from 1
+
+  /// Block b's first K block in its tile.
+  __device__ int start(int b) const { return num_kb * (b % ways) / ways; }
+
+  template <class F>
+  __device__ __forceinline__ void for_each(F&& f) const {
+    const int b = blockIdx.x;
+    f(first_tile + b / ways, start(b), b % ways == ways - 1 ? num_kb : start(b + 1));
+  }
+
+  /// A contributor's warpgroup `math`: its partial sums to its slot, then the flag.
+  __device__ __forceinline__ void contribute(int math, const float (&total)[kAccum]) const {
+    const int tid = threadIdx.x % 128, flag = 2 * blockIdx.x + math;
+    float* slot = partials + static_cast<std::size_t>(flag) * kSlot;
+#pragma unroll
+    for (int i = 0; i < kAccum; ++i) __stcg(slot + i * 128 + tid, total[i]); // 128 threads: 512 contiguous bytes
+    ptx::named_barrier_sync(1 + math, 128); // the warpgroup's writes, before thread 0's release
+    if (tid == 0) {
+      __threadfence();
+      ptx::st_release_gpu(flags + flag, epoch);
+    }
+  }
+
+  /// The owner's warpgroup `math` (tile t): adds the pieces of the ways - 1
+  /// blocks after it, in block order.
+  __device__ __forceinline__ void gather(int, int math, float (&total)[kAccum]) const {
+    const int tid = threadIdx.x % 128;
+    if (tid == 0)
+      for (int b = blockIdx.x + 1; b < static_cast<int>(blockIdx.x) + ways; ++b)
+        while (ptx::ld_acquire_gpu(flags + 2 * b + math) != epoch) __nanosleep(64);
+    ptx::named_barrier_sync(1 + math, 128); // thread 0's acquire, before everyone's reads
+    for (int b = blockIdx.x + 1; b < static_cast<int>(blockIdx.x) + ways; ++b) {
+      const float* slot = partials + static_cast<std::size_t>(2 * b + math) * kSlot;
+#pragma unroll
+      for (int i = 0; i < kAccum; ++i) total[i] += __ldcg(slot + i * 128 + tid);
+    }
+  }
+};
+
+/// How v7 runs one problem (made once per problem: it owns the slots and
+/// the flags).
+class Plan {
+public:
+  explicit Plan(const Fp8Gemm& p) {
+    const int sms = sm_count();
+    const long long tiles = v6::tile_count(p);
+    if (tiles > INT_MAX) throw std::invalid_argument("v7: more than 2^31 - 1 tiles");
+    tiles_ = static_cast<int>(tiles);
+    last_.num_kb = k_blocks(p.k);
+    const int rest = tiles_ % sms;
+    if (rest == 0) return; // whole waves: nothing to split (v6)
+    const int ways = std::min(sms / rest, last_.num_kb / kMinBlocksPerPiece);
+    if (ways < 2) return; // the last wave more than half full, or K too short: v6
+    last_.first_tile = tiles_ - rest;
+    last_.ways = ways;
+    grid_ = rest * ways;
+    partials_ = steps::DeviceBuffer<float>(static_cast<std::size_t>(2) * grid_ * kSlot);
+    flags_ = steps::DeviceBuffer<int>(static_cast<std::size_t>(2) * grid_);
+    flags_.copy_from_host(std::vector<int>(flags_.size(), 0)); // epoch 0: never a launch's
+    last_.partials = partials_.data();
+    last_.flags = flags_.data();
+  }
+
+  bool splits() const { return last_.ways > 0; }
+
+  std::string describe() const {
+    const std::string t = std::to_string(tiles_) + " tiles of 128 x 192";
+    if (!splits()) return t + ": whole waves, a last wave over half full, or K too short: no split (v6)";
+    const int rest = tiles_ - last_.first_tile;
+    return t + ": v6 on the first " + std::to_string(last_.first_tile) + ", then the last " + std::to_string(rest) +
+           " cut " + std::to_string(last_.ways) + " ways by K (" + std::to_string(last_.num_kb / last_.ways) +
+           " to " + std::to_string((last_.num_kb + last_.ways - 1) / last_.ways) + " of " +
+           std::to_string(last_.num_kb) + " K blocks a piece) over " + std::to_string(grid_) + " blocks";
+  }
+
+  /// v6 where nothing is split; else v6 on the whole waves, then the last
+  /// wave's pieces (cooperative).
+  void launch(const Fp8Gemm& p, cudaStream_t stream) {
+    if (!splits()) return v6::launch(p, stream);
+    if (++last_.epoch == INT_MAX) { // 2^31 launches later: start the flags again
+      CUDA_CHECK(cudaStreamSynchronize(stream));
+      flags_.copy_from_host(std::vector<int>(flags_.size(), 0));
+      last_.epoch = 1;
+    }
+    if (last_.first_tile > 0)
+      v6::launch_schedule(p, v6::AllTiles{last_.first_tile, last_.num_kb}, std::min(sm_count(), last_.first_tile),
+                          false, stream);
+    v6::launch_schedule(p, last_, grid_, true, stream);
+  }
+
+private:
+  int tiles_ = 0, grid_ = 0;
+  LastWave last_;
+  steps::DeviceBuffer<float> partials_;
+  steps::DeviceBuffer<int> flags_;
+};
+
+} // namespace ch10::v7
