@@ -1,12 +1,15 @@
 // Chapter 10: host tests of the code that decides what the chapter prints
 // and what cuBLASLt reads, runnable without a GPU (ctest -L host):
-// the percentiles of the quantization error, its sample of D, and the copy
-// of our fine scales into cuBLASLt's block-scale layouts.
+// the percentiles of the quantization error, its sample of D, the copy
+// of our fine scales into cuBLASLt's block-scale layouts, and how v7 cuts
+// the last wave.
 #include "reference.hpp"
 #include "v0_cublaslt.cuh"
+#include "v7_plan.hpp"
 
 #include "steps/catch.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 #include <utility>
@@ -123,4 +126,71 @@ TEST_CASE("B's fine scales in cuBLASLt's layout", "[ch10]") {
   // K blocks a multiple of 4: no padding, the same order as ours.
   const std::vector<float> four{1, 2, 3, 4};
   CHECK(ch10::v0::lt_scales_of(four, 128, 512) == four);
+}
+
+TEST_CASE("v7's cut of the last wave", "[ch10]") {
+  using ch10::v7::cut_last_wave;
+  using ch10::v7::piece_start;
+  const int saving = ch10::v7::kDefaultMinSaving;
+  // The benchmark's shapes on 132 SMs (128 x 192 tiles, K blocks of 128).
+  // 4096 x 7168 x 16384: 1216 tiles, 28 left after 9 waves, cut 4 ways.
+  auto c = cut_last_wave(1216, 132, 128, saving);
+  CHECK(c.first_tile == 1188);
+  CHECK(c.ways == 4);
+  CHECK(c.grid == 112);
+  // 4096 x 4096 x 7168: 704 tiles, 44 left, 3 ways of 18 and 19 K blocks.
+  c = cut_last_wave(704, 132, 56, saving);
+  CHECK(c.ways == 3);
+  CHECK(piece_start(56, 3, 1) == 18);
+  CHECK(piece_start(56, 3, 2) == 37);
+  // 4096^3: the same 44 tiles of 32 K blocks; 3 ways would save 21: no cut.
+  CHECK_FALSE(cut_last_wave(704, 132, 32, saving).splits());
+  CHECK(cut_last_wave(704, 132, 32, 0).ways == 3);
+  // 4096 x 24576 x 1536: 4096 tiles, 4 left, 12 K blocks: pieces of 4 at most 3 ways.
+  CHECK_FALSE(cut_last_wave(4096, 132, 12, saving).splits());
+  CHECK(cut_last_wave(4096, 132, 12, 0).ways == 3);
+  // Whole waves, and a last wave more than half full: no cut.
+  CHECK_FALSE(cut_last_wave(264, 132, 128, 0).splits());
+  CHECK_FALSE(cut_last_wave(132 + 67, 132, 128, 0).splits());
+  CHECK(cut_last_wave(132 + 66, 132, 128, 0).ways == 2);
+  // Fewer tiles than SMs: all of them are the last wave. 128 x 2112 x 7168:
+  // 11 tiles of 56 K blocks, 12 ways (pieces of 4 and 5).
+  c = cut_last_wave(11, 132, 56, saving);
+  CHECK(c.first_tile == 0);
+  CHECK(c.ways == 12);
+  CHECK(c.grid == 132);
+
+  // Every cut: at most one block per SM, pieces that cover [0, num_kb) in
+  // order, none shorter than 4 K blocks, lengths within one of each other,
+  // the longest at least min_saving shorter than a tile; and no cut that
+  // would have paid is missed.
+  for (int sms : {1, 7, 114, 132})
+    for (int tiles : {1, 2, 5, 66, 131, 133, 200, 1216})
+      for (int num_kb : {1, 2, 8, 9, 33, 128, 1000})
+        for (int min_saving : {0, 4, 32}) {
+          INFO("tiles " << tiles << ", SMs " << sms << ", K blocks " << num_kb << ", min saving " << min_saving);
+          const auto cut = cut_last_wave(tiles, sms, num_kb, min_saving);
+          const int rest = tiles % sms;
+          const int ways = rest == 0 ? 0 : std::min(sms / rest, num_kb / ch10::v7::kMinBlocksPerPiece);
+          const bool pays = ways >= 2 && num_kb - (num_kb + ways - 1) / ways >= min_saving;
+          REQUIRE(cut.splits() == pays);
+          if (!cut.splits()) continue;
+          CHECK(cut.ways == ways);
+          CHECK(cut.grid <= sms);
+          CHECK(cut.grid == (tiles - cut.first_tile) * cut.ways);
+          CHECK(cut.first_tile == tiles - rest);
+          CHECK(piece_start(num_kb, cut.ways, 0) == 0);
+          CHECK(piece_start(num_kb, cut.ways, cut.ways) == num_kb);
+          for (int i = 0; i < cut.ways; ++i) {
+            const int len = piece_start(num_kb, cut.ways, i + 1) - piece_start(num_kb, cut.ways, i);
+            CHECK(len >= ch10::v7::kMinBlocksPerPiece);
+            CHECK(len >= num_kb / cut.ways);
+            CHECK(len <= num_kb / cut.ways + 1);
+            CHECK(num_kb - len >= min_saving);
+          }
+        }
+  // K near its limit (2^31 - 1): num_kb x i does not fit in 32 bits.
+  const int most_kb = static_cast<int>((2147483647LL + 127) / 128);
+  CHECK(piece_start(most_kb, 132, 131) == static_cast<int>(static_cast<long long>(most_kb) * 131 / 132));
+  CHECK(piece_start(most_kb, 132, 132) == most_kb);
 }

@@ -27,8 +27,9 @@
 //                                two halves (wgmma m64n96k32), 4 stages: fewer tiles, a better fit
 //                                on some shapes
 //   v7 stream_k                  v6 on the whole waves, then the last, partial wave's tiles cut by
-//                                K over the SMs it leaves idle: the owner of a tile adds the other
-//                                blocks' pieces from global memory
+//                                K over the SMs it leaves idle (where that saves enough:
+//                                --min-saving): the owner of a tile adds the other blocks'
+//                                pieces from global memory
 //
 // Two groups of rows, each with its own data (problem.cuh): the chapter's
 // kernels, cuBLASLt's baseline and the BF16 control run the scaling the
@@ -123,7 +124,8 @@ private:
 class KernelProblem : public Fp8Data {
 public:
   KernelProblem(const steps::Options& opts, steps::Run&)
-      : Fp8Data(opts, scaling_of(opts), true), stages_(static_cast<int>(opts.get("--stages"))) {}
+      : Fp8Data(opts, scaling_of(opts), true), stages_(static_cast<int>(opts.get("--stages"))),
+        min_saving_(static_cast<int>(opts.get("--min-saving"))) {}
 
   /// The ring depth of v4 and v5 (--stages).
   int stages() const { return stages_; }
@@ -141,7 +143,7 @@ public:
   /// v7's plan (its slots and flags): made on first use and said once.
   v7::Plan& stream_plan() {
     if (!stream_plan_) {
-      stream_plan_ = std::make_unique<v7::Plan>(gemm());
+      stream_plan_ = std::make_unique<v7::Plan>(gemm(), min_saving_);
       std::printf("stream_k: %s\n", stream_plan_->describe().c_str());
     }
     return *stream_plan_;
@@ -186,6 +188,7 @@ public:
 
 private:
   int stages_;
+  int min_saving_; // K blocks a cut of v7 must save (--min-saving)
   std::unique_ptr<v5::Plan> split_plan_;
   std::unique_ptr<v7::Plan> stream_plan_;
   v0::LtHandle lt_handle_;
@@ -337,6 +340,9 @@ steps::ChapterInfo info() {
                            0, 24});
   i.int_options.push_back({"--stages", "S", "stages of the v4 / v5 ring (2 to 5): the pipeline depth",
                            v4::kDefaultStages, v4::kMinStages, v4::kMaxStages});
+  i.int_options.push_back({"--min-saving", "B",
+                           "v7 cuts the last wave's tiles by K only if that shortens them by B K blocks or more",
+                           v7::kDefaultMinSaving, 0, INT_MAX});
   i.flag_options.push_back({"--per-tensor", "one FP32 scale per tensor (default: fine-grained)"});
   i.flag_options.push_back({"--fine", "fine-grained scales: A 1 x 128, B 128 x 128 (the default)"});
   i.validate = validate;

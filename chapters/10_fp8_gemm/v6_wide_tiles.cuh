@@ -46,7 +46,7 @@
 // few short here (ptxas spilled 16 bytes); 24 + 2 x 240 fits.
 //
 // On the H200 at 8192 x 8192 x 4096, in the last benchmark run:
-// 1373 TFLOP/s {n:10:wide_tiles:value|.0f}, 1.06x {n:10:wide_tiles:base} cuBLASLt block-scaled.
+// 1379 TFLOP/s {n:10:wide_tiles:value|.0f}, 1.07x {n:10:wide_tiles:base} cuBLASLt block-scaled.
 #pragma once
 
 #include "fp8_gemm.cuh"
@@ -256,7 +256,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       }
       if constexpr (Schedule::kSplits) { // v7: a piece of a tile
         if (kb0 > 0) return sched.contribute(math, total); // another block adds it and stores the tile
-        if (kb1 < sched.num_kb) sched.gather(t, math, total); // add the other blocks' pieces
+        if (kb1 < sched.num_kb) sched.gather(math, total); // add the other blocks' pieces
       }
       if (tma_store) {
         if (row0 < p.m) v4::store_tile_tma(&map_d, total, out + math * kOutBytes, row0, n0, 1 + math);

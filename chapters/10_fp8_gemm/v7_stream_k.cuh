@@ -36,13 +36,16 @@
 // kernel's blocks each do one piece.
 //
 // On the H200 at 4096 x 7168 x 16384, in the last benchmark run:
-// 1375 TFLOP/s {n:10@DeepSeek-V3_4096_x_7168_x_16384:stream_k:value|.0f}, 1.04x {n:10@DeepSeek-V3_4096_x_7168_x_16384:stream_k:base} cuBLASLt block-scaled (v6: 1.01x {n:10@DeepSeek-V3_4096_x_7168_x_16384:wide_tiles:base}).
-// Where the pieces are only a few K blocks long it loses to v6 (the lesson).
+// 1380 TFLOP/s {n:10@DeepSeek-V3_4096_x_7168_x_16384:stream_k:value|.0f}, 1.05x {n:10@DeepSeek-V3_4096_x_7168_x_16384:stream_k:base} cuBLASLt block-scaled (v6: 1.01x {n:10@DeepSeek-V3_4096_x_7168_x_16384:wide_tiles:base}).
+// Where the cut takes only a few K blocks off the last wave it loses to v6
+// (the lesson), so v7 cuts only where it saves at least 32 (v7_plan.hpp,
+// --min-saving).
 #pragma once
 
 #include "fp8_gemm.cuh"
 #include "ptx.cuh"
 #include "v6_wide_tiles.cuh"
+#include "v7_plan.hpp"
 
 #include "steps/error.hpp"
 #include "steps/math.hpp"
@@ -59,8 +62,6 @@ namespace ch10::v7 {
 using v6::kAccum;
 /// Floats of one math warpgroup's piece of a tile: kAccum per thread.
 constexpr int kSlot = kAccum * 128;
-/// A piece has at least this many K blocks.
-constexpr int kMinBlocksPerPiece = 4;
 
 /// The second launch's schedule (see the top of this file), passed to the
 /// kernel by value: block b takes K blocks start(b) .. start(b + 1) - 1 of
@@ -74,13 +75,10 @@ struct LastWave {
   int* flags = nullptr;      ///< per block and math warpgroup: the epoch when its slot is written
   int epoch = 0;             ///< this launch's number, from 1
 
-  /// Block b's first K block in its tile.
-  __device__ int start(int b) const { return num_kb * (b % ways) / ways; }
-
   template <class F>
   __device__ __forceinline__ void for_each(F&& f) const {
-    const int b = blockIdx.x;
-    f(first_tile + b / ways, start(b), b % ways == ways - 1 ? num_kb : start(b + 1));
+    const int b = blockIdx.x, piece = b % ways;
+    f(first_tile + b / ways, piece_start(num_kb, ways, piece), piece_start(num_kb, ways, piece + 1));
   }
 
   /// A contributor's warpgroup `math`: its partial sums to its slot, then the flag.
@@ -96,9 +94,9 @@ struct LastWave {
     }
   }
 
-  /// The owner's warpgroup `math` (tile t): adds the pieces of the ways - 1
-  /// blocks after it, in block order.
-  __device__ __forceinline__ void gather(int, int math, float (&total)[kAccum]) const {
+  /// The owner's warpgroup `math`: adds the pieces of the ways - 1 blocks
+  /// after it (its tile's), in block order.
+  __device__ __forceinline__ void gather(int math, float (&total)[kAccum]) const {
     const int tid = threadIdx.x % 128;
     if (tid == 0)
       for (int b = blockIdx.x + 1; b < static_cast<int>(blockIdx.x) + ways; ++b)
@@ -113,42 +111,39 @@ struct LastWave {
 };
 
 /// How v7 runs one problem (made once per problem: it owns the slots and
-/// the flags).
+/// the flags). `min_saving`: the K blocks a cut must take off the last
+/// wave (cut_last_wave).
 class Plan {
 public:
-  explicit Plan(const Fp8Gemm& p) {
-    const int sms = sm_count();
+  Plan(const Fp8Gemm& p, int min_saving) : sms_(sm_count()) {
     const long long tiles = v6::tile_count(p);
     if (tiles > INT_MAX) throw std::invalid_argument("v7: more than 2^31 - 1 tiles");
     tiles_ = static_cast<int>(tiles);
     last_.num_kb = k_blocks(p.k);
-    const int rest = tiles_ % sms;
-    if (rest == 0) return; // whole waves: nothing to split (v6)
-    const int ways = std::min(sms / rest, last_.num_kb / kMinBlocksPerPiece);
-    if (ways < 2) return; // the last wave more than half full, or K too short: v6
-    last_.first_tile = tiles_ - rest;
-    last_.ways = ways;
-    grid_ = rest * ways;
-    partials_ = steps::DeviceBuffer<float>(static_cast<std::size_t>(2) * grid_ * kSlot);
-    flags_ = steps::DeviceBuffer<int>(static_cast<std::size_t>(2) * grid_);
+    cut_ = cut_last_wave(tiles_, sms_, last_.num_kb, min_saving);
+    if (!cut_.splits()) return; // v6
+    last_.first_tile = cut_.first_tile;
+    last_.ways = cut_.ways;
+    partials_ = steps::DeviceBuffer<float>(static_cast<std::size_t>(2) * cut_.grid * kSlot);
+    flags_ = steps::DeviceBuffer<int>(static_cast<std::size_t>(2) * cut_.grid);
     flags_.copy_from_host(std::vector<int>(flags_.size(), 0)); // epoch 0: never a launch's
     last_.partials = partials_.data();
     last_.flags = flags_.data();
   }
 
-  bool splits() const { return last_.ways > 0; }
+  bool splits() const { return cut_.splits(); }
 
   std::string describe() const {
     const std::string t = std::to_string(tiles_) + " tiles of 128 x 192";
-    if (!splits()) return t + ": whole waves, a last wave over half full, or K too short: no split (v6)";
-    const int rest = tiles_ - last_.first_tile;
-    return t + ": v6 on the first " + std::to_string(last_.first_tile) + ", then the last " + std::to_string(rest) +
-           " cut " + std::to_string(last_.ways) + " ways by K (" + std::to_string(last_.num_kb / last_.ways) +
-           " to " + std::to_string((last_.num_kb + last_.ways - 1) / last_.ways) + " of " +
-           std::to_string(last_.num_kb) + " K blocks a piece) over " + std::to_string(grid_) + " blocks";
+    if (!splits()) return t + ": whole waves, a last wave over half full, or too little to save: no cut (v6)";
+    const int rest = tiles_ - cut_.first_tile;
+    return t + ": v6 on the first " + std::to_string(cut_.first_tile) + ", then the last " + std::to_string(rest) +
+           " cut " + std::to_string(cut_.ways) + " ways by K (" + std::to_string(last_.num_kb / cut_.ways) + " to " +
+           std::to_string((last_.num_kb + cut_.ways - 1) / cut_.ways) + " of " + std::to_string(last_.num_kb) +
+           " K blocks a piece) over " + std::to_string(cut_.grid) + " blocks";
   }
 
-  /// v6 where nothing is split; else v6 on the whole waves, then the last
+  /// v6 where nothing is cut; else v6 on the whole waves, then the last
   /// wave's pieces (cooperative).
   void launch(const Fp8Gemm& p, cudaStream_t stream) {
     if (!splits()) return v6::launch(p, stream);
@@ -157,14 +152,15 @@ public:
       flags_.copy_from_host(std::vector<int>(flags_.size(), 0));
       last_.epoch = 1;
     }
-    if (last_.first_tile > 0)
-      v6::launch_schedule(p, v6::AllTiles{last_.first_tile, last_.num_kb}, std::min(sm_count(), last_.first_tile),
-                          false, stream);
-    v6::launch_schedule(p, last_, grid_, true, stream);
+    if (cut_.first_tile > 0)
+      v6::launch_schedule(p, v6::AllTiles{cut_.first_tile, last_.num_kb}, std::min(sms_, cut_.first_tile), false,
+                          stream);
+    v6::launch_schedule(p, last_, cut_.grid, true, stream);
   }
 
 private:
-  int tiles_ = 0, grid_ = 0;
+  int sms_, tiles_ = 0;
+  Cut cut_;
   LastWave last_;
   steps::DeviceBuffer<float> partials_;
   steps::DeviceBuffer<int> flags_;
