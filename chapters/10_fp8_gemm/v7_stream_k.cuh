@@ -64,8 +64,9 @@ using v6::kAccum;
 constexpr int kSlot = kAccum * 128;
 
 /// The second launch's schedule (see the top of this file), passed to the
-/// kernel by value: block b takes K blocks start(b) .. start(b + 1) - 1 of
-/// the line of the last tiles' K blocks, all inside one tile.
+/// kernel by value: block b takes piece b % ways of tile first_tile +
+/// b / ways, K blocks piece_start(b % ways) .. piece_start(b % ways + 1) - 1
+/// (v7_plan.hpp).
 struct LastWave {
   static constexpr bool kSplits = true; ///< pieces are parts of tiles
   int first_tile = 0;  ///< the first tile of the last wave (the whole waves' tiles come before)
