@@ -11,7 +11,7 @@ namespace steps {
 std::int64_t parse_count(const std::string& option, const std::string& text) {
   const std::string bad = option + ": '" + text + "' is not a count (digits with optional K, M, G or T suffix)";
   if (text.empty()) throw UsageError(option + ": missing value");
-  if (text[0] == '-') throw UsageError(option + ": '" + text + "' is negative; it must be a positive count");
+  if (text[0] == '-') throw UsageError(option + ": '" + text + "' is negative; a count is 0 or more");
   std::size_t i = 0;
   std::uint64_t value = 0;
   constexpr std::uint64_t kLimit = std::uint64_t{1} << 62;
