@@ -81,6 +81,17 @@ __device__ __forceinline__ std::uint32_t smem_addr(const void* p) {
   return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
 }
 
+/// A float from shared memory at a 32-bit shared-window address
+/// (smem_addr): an LDS, where a load through a generic pointer the compiler
+/// cannot trace to shared memory is a generic LD with 64-bit address
+/// arithmetic. Volatile, with a memory clobber: it stays after the
+/// mbarrier wait before it, and before the release after it.
+__device__ __forceinline__ float ld_shared_f32(std::uint32_t addr) {
+  float v;
+  asm volatile("ld.shared.f32 %0, [%1];\n" : "=f"(v) : "r"(addr) : "memory");
+  return v;
+}
+
 /// Sets up a barrier that completes a phase after `arrivals` arrive calls
 /// (and, if anyone announced bytes with arrive_expect_tx, after those bytes
 /// landed). One thread initialises; see fence_barrier_init.

@@ -58,7 +58,7 @@
 // The lesson's table "What v4's time is made of" has the H200's numbers.
 //
 // On the H200 at 8192 x 8192 x 4096, in the last benchmark run:
-// 1338 TFLOP/s {n:10:warp_specialized:value|.0f}, 1.04x {n:10:warp_specialized:base} cuBLASLt block-scaled.
+// 1378 TFLOP/s {n:10:warp_specialized:value|.0f}, 1.04x {n:10:warp_specialized:base} cuBLASLt block-scaled.
 #pragma once
 
 #include "fp8_gemm.cuh"
@@ -189,12 +189,15 @@ struct Ring {
 /// Everything in this loop is issued by the same warps that promote: per K
 /// block and warp, 64 FFMA and 4 wgmma, and as few other instructions as we
 /// could make it (the lesson's v4 section counts them).
-/// `sa`: this thread's first row's A scale in stage 0 (thread_scales); its
-/// second row's is 8 further, stage s's BLOCK_M * s.
+/// `sa`: the shared-window address (ptx::smem_addr) of this thread's first
+/// row's A scale in stage 0 (thread_scales); its second row's is 8 floats
+/// further, stage s's BLOCK_M * s. Read with ld.shared: through a generic
+/// pointer the compiler made them generic loads (LD, not LDS), with 64-bit
+/// address arithmetic (in v6 that cost 2.4% to 4.9%; the lesson, v6).
 /// `sb`: the tile's B scale of K block kb0 in global memory, `sb_step`
 /// floats to the next K block.
 template <int Stages>
-__device__ __forceinline__ void math_tile(const float* sa, const float* sb, int sb_step, std::uint32_t a_lo,
+__device__ __forceinline__ void math_tile(std::uint32_t sa, const float* sb, int sb_step, std::uint32_t a_lo,
                                           std::uint32_t b_lo, std::uint64_t* full, std::uint64_t* empty,
                                           Ring<Stages>& ring, int num_kb, float (&total)[wg::kAccum],
                                           float (&partial0)[wg::kAccum], float (&partial1)[wg::kAccum]) {
@@ -210,8 +213,8 @@ __device__ __forceinline__ void math_tile(const float* sa, const float* sb, int 
     sb += sb_step;
     const std::uint32_t stage_lo = ahead.stage * (kStageBytes >> 4);
     ptx::mbarrier_wait(&full[ahead.stage], ahead.phase);
-    const float* stage_sa = sa + ahead.stage * BLOCK_M;
-    const wg::BlockScales sc{stage_sa[0], stage_sa[8], b};
+    const std::uint32_t stage_sa = sa + ahead.stage * (BLOCK_M * 4);
+    const wg::BlockScales sc{ptx::ld_shared_f32(stage_sa), ptx::ld_shared_f32(stage_sa + 32), b};
     wg::issue_k_block(partial, a_lo + stage_lo, b_lo + stage_lo);
     ahead.advance();
     return sc;
@@ -280,7 +283,9 @@ __device__ __forceinline__ void store_tile(const Fp8Gemm& p, const float (&total
   ptx::named_barrier_sync(bar, 128);
   constexpr int kChunksPerRow = kBufRowBytes / 16; // v4: 16
   const bool vector_ok = p.n % 8 == 0;             // every row of D starts 16-byte aligned
-#pragma unroll
+  // Not unrolled: unrolled, its addresses took registers that v6's math
+  // warpgroups do not have (ptxas spilled 12 bytes there).
+#pragma unroll 1
   for (int j = 0; j < wg::kMathRows * kChunksPerRow / 128; ++j) {
     const int idx = j * 128 + tid, r = idx / kChunksPerRow, c = idx % kChunksPerRow;
     const int row = m0 + r, col = n0 + 8 * c;
@@ -455,7 +460,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     const int warp_in_group = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
     const std::uint32_t a_lo = ptx::wgmma_desc_sw128_lo(smem + math * wg::kMathRows * wg::kRowBytes);
     const std::uint32_t b_lo = ptx::wgmma_desc_sw128_lo(smem + kABytes);
-    const float* sa = thread_scales(sm.scales, math, warp_in_group, lane);
+    const std::uint32_t sa = ptx::smem_addr(thread_scales(sm.scales, math, warp_in_group, lane));
     Ring<Stages> ring;
     float partial0[wg::kAccum] = {}, partial1[wg::kAccum] = {};
     for (int t = blockIdx.x; t < tiles; t += gridDim.x) {

@@ -110,7 +110,7 @@ __global__ void __launch_bounds__(v4::kThreads, 1)
     // zeroing makes the compiler wait for that wgmma (ptxas warning C7517).
     wg::fence_operands(total);
     wg::fence_operands(partial1);
-    v4::math_tile(v4::thread_scales(sm.scales, math, warp, lane), p.sb.address(n0, kb0), p.sb.kb_stride,
+    v4::math_tile(ptx::smem_addr(v4::thread_scales(sm.scales, math, warp, lane)), p.sb.address(n0, kb0), p.sb.kb_stride,
                   ptx::wgmma_desc_sw128_lo(smem + math * wg::kMathRows * wg::kRowBytes),
                   ptx::wgmma_desc_sw128_lo(smem + v4::kABytes), full, empty, ring, kb1 - kb0, total, partial0,
                   partial1);
