@@ -28,7 +28,8 @@
 //     this is fewer than SMs / S), and
 //   - every slice keeps at least kMinBlocksPerSlice K blocks (the ring needs
 //     a few blocks to fill, and each slice pays for one reduction).
-// When no S > 1 qualifies (the tiles fill the GPU anyway), v5 is v4.
+// When no S > 1 qualifies (the tiles fill the GPU anyway, or K is too
+// short to split), v5 is v4.
 #pragma once
 
 #include "fp8_gemm.cuh"
@@ -185,6 +186,10 @@ struct Plan {
   int splits = 1;
   int k_blocks = 0;
   std::string describe() const {
+    if (splits == 1 && k_blocks / 2 < kMinBlocksPerSlice)
+      return std::to_string(tiles) + " tiles of 128 x 128, K too short to split (" + std::to_string(k_blocks) +
+             " blocks; two slices of " + std::to_string(kMinBlocksPerSlice) + " need " +
+             std::to_string(2 * kMinBlocksPerSlice) + "): no split (v4)";
     if (splits == 1)
       return std::to_string(tiles) + " tiles of 128 x 128 fill the GPU: no split (v4)";
     return std::to_string(tiles) + " tiles of 128 x 128, K (" + std::to_string(k_blocks) + " blocks) split " +
