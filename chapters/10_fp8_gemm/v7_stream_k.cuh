@@ -138,10 +138,13 @@ public:
     const std::string t = std::to_string(tiles_) + " tiles of 128 x 192";
     if (!splits()) return t + ": whole waves, a last wave over half full, or too little to save: no cut (v6)";
     const int rest = tiles_ - cut_.first_tile;
-    return t + ": v6 on the first " + std::to_string(cut_.first_tile) + ", then the last " + std::to_string(rest) +
-           " cut " + std::to_string(cut_.ways) + " ways by K (" + std::to_string(last_.num_kb / cut_.ways) + " to " +
-           std::to_string((last_.num_kb + cut_.ways - 1) / cut_.ways) + " of " + std::to_string(last_.num_kb) +
-           " K blocks a piece) over " + std::to_string(cut_.grid) + " blocks";
+    const int lo = last_.num_kb / cut_.ways, hi = (last_.num_kb + cut_.ways - 1) / cut_.ways;
+    const std::string piece = lo == hi ? std::to_string(lo) : std::to_string(lo) + " to " + std::to_string(hi);
+    const std::string which = cut_.first_tile == 0 ? "all " + std::to_string(rest)
+                                                   : "v6 on the first " + std::to_string(cut_.first_tile) +
+                                                         ", then the last " + std::to_string(rest);
+    return t + ": " + which + " cut " + std::to_string(cut_.ways) + " ways by K (" + piece + " of " +
+           std::to_string(last_.num_kb) + " K blocks a piece) over " + std::to_string(cut_.grid) + " blocks";
   }
 
   /// v6 where nothing is cut; else v6 on the whole waves, then the last
