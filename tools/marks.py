@@ -64,6 +64,7 @@ from runs import goal_list, load, peak_of, bound_ms
 #   CHAPTERFIELD := peak          the peak's value (4814.3 GB/s)
 #            | goal | goal.ROW     a goal's ratio (the first, or the one whose
 #                                  numerator row is ROW)
+#            | threshold | threshold.ROW   that goal's threshold (the ratio it asks for)
 #            | iters | gpu.FIELD   (gpu.sms, gpu.sm_clock_khz, gpu.l2_bytes ...)
 #   FORMAT  := a Python format spec: .0f, .1f, ,.0f (thousands with commas),
 #              .3g ...; without it, the field's own: GB/s values .0f, TFLOP/s
@@ -178,13 +179,14 @@ def chapter_field(data, r, field):
         if not p:
             raise MarkError(f"chapter {r['chapter']} states no peak")
         return p["value"], ".0f"
-    if field == "goal" or field.startswith("goal."):
+    base = field.split(".")[0]
+    if base in ("goal", "threshold"):
         gs = goal_list(r)
-        if field != "goal":
-            gs = [g for g in gs if g.get("numerator_row") == field[5:]]
+        if field != base:
+            gs = [g for g in gs if g.get("numerator_row") == field[len(base) + 1:]]
         if not gs:
             raise MarkError(f"chapter {r['chapter']} has no goal '{field}'")
-        return gs[0].get("ratio"), ".2f"
+        return gs[0].get("ratio" if base == "goal" else "threshold"), ".2f"
     if field == "iters":
         return r.get("iters"), "d"
     if field.startswith("gpu."):

@@ -5,8 +5,6 @@ code), not measured: the lesson puts the measured numbers beside it.
 """
 import os
 
-from matplotlib.patches import Rectangle
-
 WARP = 32
 
 
@@ -19,11 +17,11 @@ def warp_sectors(plt, ax, y, title, addr_of_lane, words=256):
     touches shaded, each lane's word in its lane's colour."""
     touched = {addr_of_lane(l) // 8 for l in range(WARP)}
     for s in range(words // 8):
-        ax.add_patch(Rectangle((s * 8, y), 8, 1, fill=s in touched, facecolor="#f4d5a6", edgecolor="#555", lw=0.6))
+        ax.add_patch(plt.Rectangle((s * 8, y), 8, 1, fill=s in touched, facecolor="#f4d5a6", edgecolor="#555", lw=0.6))
     for l in range(WARP):
         a = addr_of_lane(l)
         if a < words:
-            ax.add_patch(Rectangle((a + 0.1, y + 0.15), 0.8, 0.7, color=lane_color(plt, l)))
+            ax.add_patch(plt.Rectangle((a + 0.1, y + 0.15), 0.8, 0.7, color=lane_color(plt, l)))
     used = 100.0 * WARP * 4 / (len(touched) * 32)
     ax.text(0, y + 1.25, f"{title}: {len(touched)} sectors of 32 B for 128 useful bytes ({used:.0f}% of the bytes "
             "moved are used)", fontsize=9)

@@ -5,8 +5,6 @@ code), not measured: the lesson puts the measured numbers beside it.
 """
 import os
 
-from matplotlib.patches import Rectangle
-
 
 def tiling(plt, out):
     """C = A B by tiles: the block's tile of C, the row panel of A and the
@@ -17,16 +15,16 @@ def tiling(plt, out):
     def grid(x0, y0, w, h):
         for i in range(h):
             for j in range(w):
-                ax.add_patch(Rectangle((x0 + j, y0 + i), 1, 1, fill=False, edgecolor="#bbb", lw=0.4))
+                ax.add_patch(plt.Rectangle((x0 + j, y0 + i), 1, 1, fill=False, edgecolor="#bbb", lw=0.4))
     grid(0, 0, K, M)           # A (M x K)
     grid(ox_b, oy_b, N, K)     # B (K x N)
     grid(ox_b, 0, N, M)        # C (M x N)
     bi, bj, bk = 2, 4, 2       # tile row, tile column (2x2 tiles), slice
-    ax.add_patch(Rectangle((ox_b + bj, M - bi - 2), 2, 2, color="#3b7dd8", alpha=0.9))
-    ax.add_patch(Rectangle((0, M - bi - 2), K, 2, color="#3b7dd8", alpha=0.25))
-    ax.add_patch(Rectangle((ox_b + bj, oy_b), 2, K, color="#3b7dd8", alpha=0.25))
-    ax.add_patch(Rectangle((bk * 2, M - bi - 2), 2, 2, color="#e07b39"))
-    ax.add_patch(Rectangle((ox_b + bj, oy_b + K - bk * 2 - 2), 2, 2, color="#e07b39"))
+    ax.add_patch(plt.Rectangle((ox_b + bj, M - bi - 2), 2, 2, color="#3b7dd8", alpha=0.9))
+    ax.add_patch(plt.Rectangle((0, M - bi - 2), K, 2, color="#3b7dd8", alpha=0.25))
+    ax.add_patch(plt.Rectangle((ox_b + bj, oy_b), 2, K, color="#3b7dd8", alpha=0.25))
+    ax.add_patch(plt.Rectangle((bk * 2, M - bi - 2), 2, 2, color="#e07b39"))
+    ax.add_patch(plt.Rectangle((ox_b + bj, oy_b + K - bk * 2 - 2), 2, 2, color="#e07b39"))
     ax.text(K / 2, -0.9, "A (M x K)", ha="center")
     ax.text(ox_b + N / 2, oy_b + K + 0.4, "B (K x N)", ha="center")
     ax.text(ox_b + N / 2, -0.9, "C (M x N)", ha="center")

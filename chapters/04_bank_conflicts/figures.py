@@ -5,8 +5,6 @@ code), not measured: the lesson puts the measured numbers beside it.
 """
 import os
 
-from matplotlib.patches import Rectangle
-
 WARP = 32
 
 
@@ -23,7 +21,7 @@ def banks(plt, out):
         for lane in range(WARP):
             word = lane * pitch  # element [lane][0]
             bank, row = word % 32, word // 32
-            ax.add_patch(Rectangle((bank, -row - 1), 1, 1, color=lane_color(plt, lane)))
+            ax.add_patch(plt.Rectangle((bank, -row - 1), 1, 1, color=lane_color(plt, lane)))
         for b in range(33):
             ax.axvline(b, color="#ccc", lw=0.4)
         ax.set_xlim(0, 32)

@@ -5,8 +5,6 @@ code), not measured: the lesson puts the measured numbers beside it.
 """
 import os
 
-from matplotlib.patches import Rectangle
-
 
 def transpose(plt, out):
     """Transpose through a shared tile: a warp reads a row of the input
@@ -19,7 +17,7 @@ def transpose(plt, out):
     for k, ax in enumerate(axes):
         for i in range(n):
             for j in range(n):
-                ax.add_patch(Rectangle((j, n - 1 - i), 1, 1, fill=False, edgecolor="#999", lw=0.5))
+                ax.add_patch(plt.Rectangle((j, n - 1 - i), 1, 1, fill=False, edgecolor="#999", lw=0.5))
         ax.set_xlim(-0.2, n + 0.2)
         ax.set_ylim(-1.4, n + 0.2)
         ax.set_aspect("equal")
@@ -27,11 +25,11 @@ def transpose(plt, out):
         ax.set_title(titles[k], fontsize=9)
     r, c = 2, 5
     for j in range(n):  # the reading warp: input row r -> tile row r
-        axes[0].add_patch(Rectangle((j, n - 1 - r), 1, 1, color="#3b7dd8", alpha=0.85))
-        axes[1].add_patch(Rectangle((j, n - 1 - r), 1, 1, color="#3b7dd8", alpha=0.85))
+        axes[0].add_patch(plt.Rectangle((j, n - 1 - r), 1, 1, color="#3b7dd8", alpha=0.85))
+        axes[1].add_patch(plt.Rectangle((j, n - 1 - r), 1, 1, color="#3b7dd8", alpha=0.85))
     for i in range(n):  # the writing warp: tile column c -> output row c
-        axes[1].add_patch(Rectangle((c + 0.08, n - 1 - i + 0.08), 0.84, 0.84, fill=False, edgecolor="#e07b39", lw=2.5))
-        axes[2].add_patch(Rectangle((i, n - 1 - c), 1, 1, color="#e07b39"))
+        axes[1].add_patch(plt.Rectangle((c + 0.08, n - 1 - i + 0.08), 0.84, 0.84, fill=False, edgecolor="#e07b39", lw=2.5))
+        axes[2].add_patch(plt.Rectangle((i, n - 1 - c), 1, 1, color="#e07b39"))
     axes[1].text(0, -0.9, "blue: row r, stored by one warp\norange: column c, loaded by one warp", fontsize=8)
     axes[2].text(0, -0.9, "out[c][i] = tile[i][c] = in[i][c]", fontsize=8)
     fig.suptitle("Transpose through shared memory (8 x 8 shown; the kernels use 32 x 32): one row of the input "
