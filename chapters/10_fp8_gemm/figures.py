@@ -75,6 +75,8 @@ def charts(runs, machine, out_dir, plt):
 
 def diagrams(out_dir, plt):
     """Writes docs/figures/ch10_*.png; returns their paths."""
+    import os
+
     from matplotlib.patches import FancyArrowPatch, Rectangle
 
     os.makedirs(out_dir, exist_ok=True)
