@@ -308,6 +308,7 @@ Json to_json(const Summary& s, const std::string& date) {
   auto gpu_json = [](const DeviceInfo& dev) {
     Json gpu = Json::object();
     gpu.set("index", dev.index).set("name", dev.name).set("cc", dev.cc()).set("sms", dev.sm_count)
+        .set("async_engine_count", dev.async_engine_count)
         .set("sm_clock_khz", dev.sm_clock_khz)
         .set("l2_bytes", static_cast<std::uint64_t>(dev.l2_bytes))
         .set("memory_bytes", static_cast<std::uint64_t>(dev.global_mem_bytes))
