@@ -1,4 +1,4 @@
-// Chapter 08, Problem 4: --kernels tiny dependent kernels, launched or replayed.
+// Chapter 08, Problem 4: --kernels tiny dependent kernels (each --step-us long), launched or replayed.
 #pragma once
 
 #include "support.cuh"
@@ -8,19 +8,21 @@ namespace ch08 {
 class Launches {
 public:
   Launches(const steps::Options& opts, steps::Run&)
-      : k_(static_cast<int>(opts.get("--kernels"))), value_(1), capture_(cudaStreamNonBlocking) {
+      : k_(static_cast<int>(opts.get("--kernels"))), ns_(opts.get("--step-us") * 1000), value_(1),
+        capture_(cudaStreamNonBlocking) {
     capture(graph_);
     CUDA_CHECK(cudaGraphInstantiate(exec_.out(), graph_, 0));
   }
 
   std::string describe() const {
-    return "launches: " + std::to_string(k_) + " one-warp kernels in a row, each v = 3 v + i (the order shows in v)";
+    return "launches: " + std::to_string(k_) + " one-warp kernels in a row, each v = 3 v + i (the order shows in v)" +
+           (ns_ > 0 ? " after spinning " + std::to_string(ns_ / 1000) + " us" : std::string());
   }
 
   int kernels() const { return k_; }
   void one_by_one(cudaStream_t s) {
     for (int i = 0; i < k_; ++i) {
-      step_kernel<<<1, 32, 0, s>>>(value_.data(), static_cast<unsigned int>(i));
+      step_kernel<<<1, 32, 0, s>>>(value_.data(), static_cast<unsigned int>(i), ns_);
       CUDA_CHECK_LAUNCH();
     }
   }
@@ -55,6 +57,7 @@ public:
 
 private:
   int k_;
+  long long ns_; ///< --step-us, in ns
   steps::DeviceBuffer<unsigned int> value_;
   steps::Stream capture_;
   steps::Graph graph_;

@@ -1,7 +1,7 @@
 // Chapter 08: streams, graphs and unified memory.
 //
 // Until now every chapter asked how fast ONE kernel runs. This one asks what
-// runs at the same time, and what the GPU waits for between operations. Six
+// runs at the same time, and what the GPU waits for between operations. Seven
 // problems, each with its own buffers:
 //
 //   1. transfers     pageable vs pinned host memory, both directions
@@ -14,12 +14,16 @@
 //                    against three bounds measured in the same run: each
 //                    stage alone, the slowest stage (the ideal bound) and
 //                    both copies at once (the copy-engine bound, baseline)
-//   4. launches      128 tiny dependent kernels launched one by one vs
-//                    replayed from a CUDA graph (and captured every time)
+//   4. launches      --kernels dependent kernels (as short as they can be, or
+//                    --step-us long) launched one by one vs replayed from a
+//                    CUDA graph (and captured every time)
 //   5. allocations   cudaMalloc/cudaFree in a loop vs cudaMallocFromPoolAsync
 //                    vs one allocation made before the loop
 //   6. managed       unified memory first touched by a kernel, prefetched,
 //                    already resident, vs an explicit copy
+//   7. host memory   a kernel reading mapped host memory itself (zero-copy),
+//                    densely and sparsely, vs a copy first; a std::vector
+//                    pinned with cudaHostRegister once or in every run
 //
 // Metric: microseconds per run (lower is better); rows that move bytes over
 // the host link also show them per second ("moved GB/s"). --timeline writes
@@ -29,6 +33,7 @@
 // Run: ./tutorial run 08   (or build/bin/ch08_streams --help)
 #include "allocations.cuh"
 #include "concurrency.cuh"
+#include "host_memory.cuh"
 #include "launches.cuh"
 #include "managed.cuh"
 #include "pipeline_problem.cuh"
@@ -48,7 +53,8 @@ namespace ch08 {
 
 std::vector<steps::GroupPtr> registry() {
   std::vector<steps::GroupPtr> groups{transfer_group(), concurrency_group(), pipeline_group(),
-                                      launch_group(),   allocation_group(),  managed_group()};
+                                      launch_group(),   allocation_group(),  managed_group(),
+                                      host_memory_group()};
 #if STEPS_WITH_EXERCISE
   groups.push_back(yours_group());
 #endif
@@ -59,13 +65,13 @@ steps::ChapterInfo info() {
   steps::ChapterInfo i;
   i.summary = "Streams, graphs and unified memory: pageable vs pinned copies, what the legacy and per-thread "
               "default streams wait for, a copy-compute-copy pipeline over 1 to 8 streams against bounds measured "
-              "in the same run, CUDA graphs against one-by-one launches, stream-ordered allocation, and managed "
-              "memory with and without prefetching.";
+              "in the same run, CUDA graphs against one-by-one launches, stream-ordered allocation, managed "
+              "memory with and without prefetching, and zero-copy and registered host memory.";
   i.metric = steps::Metric::time;
   // 2^28 floats: 1 GiB each way, so a copy takes tens of milliseconds and
   // launch costs vanish in it.
   i.default_size = std::int64_t{1} << 28;
-  i.size_help = "floats copied by the transfer, pipeline and managed-memory rows";
+  i.size_help = "floats copied by the transfer, pipeline, managed-memory and host-memory rows";
   i.default_iters = 10;
   i.default_warmup = 2;
   i.work_note = "us: microseconds per run, lower is better. moved GB/s: bytes over the host link (PCIe) per "
@@ -82,9 +88,13 @@ steps::ChapterInfo info() {
                            1 << 20});
   i.int_options.push_back({"--streams", "K", "streams of your exercise's row (yours)", 4, 1, 64});
   i.int_options.push_back({"--kernels", "K", "tiny kernels per launch-overhead run", 128, 1, 100000});
+  i.int_options.push_back({"--step-us", "US", "how long each launch-overhead kernel spins (0: not at all)", 0, 0,
+                           1000000});
   i.int_options.push_back({"--allocs", "A", "allocations per allocation run", 1000, 1, 1000000});
   i.int_options.push_back({"--alloc-kib", "KIB", "size of each allocation in KiB", 1024, 1, 1 << 20});
   i.int_options.push_back({"--spin-us", "US", "length of the concurrency rows' spin kernels", 1000, 1, 10000000});
+  i.int_options.push_back({"--sparse-stride", "S", "the sparse host-memory rows read one float in S", 64, 1,
+                           1 << 30});
   i.flag_options.push_back({"--timeline", std::string("write every pipeline row's per-chunk event timestamps to ") +
                                               kTimelineFile + " (draw it with chapters/08_streams/timeline.py)"});
   i.validate = [](const steps::Options& o) {

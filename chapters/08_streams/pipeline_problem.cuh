@@ -160,7 +160,8 @@ private:
     tl_.collect(row, timeline_lines_);
     std::ofstream f(kTimelineFile);
     f << "# ch08_streams timeline: " << dev_.name << ", " << n_ << " floats, " << chunks_ << " chunks, --work "
-      << iters_ << "\n# row\tlane\tchunk\top\tstart_ms\tend_ms\n";
+      << iters_ << "\n# ideal_bound_ms\t" << stage_ms_[static_cast<int>(slowest_)]
+      << "\n# row\tlane\tchunk\top\tstart_ms\tend_ms\n";
     for (const auto& l : timeline_lines_) f << l << "\n";
     if (!f) throw std::runtime_error(std::string("cannot write ") + kTimelineFile);
   }
