@@ -2,7 +2,7 @@
 // mapped pinned host memory itself (zero-copy: no copy, every load crosses the
 // link), and cudaHostRegister pins memory someone else allocated.
 //
-//   copied_dense / zero_copy_dense    y = 2x + 1 over all --size floats: a copy
+//   copied_dense / zero_copy_dense    y = 2 x + 1 over all --size floats: a copy
 //                                     then a kernel, or one kernel reading the
 //                                     host memory directly
 //   copied_sparse / zero_copy_sparse  the same for one float in --sparse-stride:
@@ -88,7 +88,7 @@ public:
   std::size_t n() const { return n_; }
   std::size_t sparse_n() const { return sparse_n_; }
 
-  /// y = 2x + 1 over every `stride`-th float: after a whole copy, or from the
+  /// y = 2 x + 1 over every `stride`-th float: after a whole copy, or from the
   /// mapped host memory itself.
   void read(bool zero_copy, bool sparse, cudaStream_t s) {
     const std::size_t stride = sparse ? stride_ : 1, m = sparse ? sparse_n_ : n_;

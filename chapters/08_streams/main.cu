@@ -58,6 +58,9 @@ std::vector<steps::GroupPtr> registry() {
 #if STEPS_WITH_EXERCISE
   groups.push_back(yours_group());
 #endif
+#if STEPS_WITH_EXERCISE_STAGES
+  groups.push_back(yours_stages_group());
+#endif
   return groups;
 }
 
