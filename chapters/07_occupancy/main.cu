@@ -120,17 +120,11 @@ steps::Row<Scale> scale_row(std::string name, std::string what, Role role, Scale
 }
 
 steps::Row<Scale> memcpy_row() {
-  steps::Row<Scale> r;
-  r.name = "memcpy";
-  r.what = "cudaMemcpy device-to-device of x into y (the vendor's copy: same bytes as y = a x)";
-  r.role = Role::baseline;
-  r.launch = [](Scale& p, steps::Run& run) {
-    CUDA_CHECK(cudaMemcpyAsync(p.y(), p.x(), p.n() * sizeof(float), cudaMemcpyDeviceToDevice, run.stream()));
-  };
-  r.work = [](const Scale& p) { return steps::Work{8.0 * static_cast<double>(p.n())}; };
-  r.reset = [](Scale& p) { p.poison(); };
-  r.check = [](Scale& p) { return p.check_copy(); };
-  return r;
+  return steps::memcpy_row<Scale>(
+      "cudaMemcpy device-to-device of x into y (the vendor's copy: same bytes as y = a x)",
+      [](Scale& p) { return p.y(); }, [](Scale& p) { return p.x(); },
+      [](const Scale& p) { return p.n() * sizeof(float); }, [](Scale& p) { return p.check_copy(); },
+      [](Scale& p) { p.poison(); });
 }
 
 steps::GroupPtr scale_group() {
