@@ -3,8 +3,8 @@
 // Each thread follows a linked list: p = p->next, `hops` times. Every load
 // needs the result of the one before, so a thread has one load in flight at
 // a time and waits a full DRAM latency for each. The nodes link in a random
-// permutation of 2^k of them (8 bytes each, 1 GiB by default: 17x the
-// H200's L2), so almost every load misses the caches. The speed is then
+// permutation of 2^k of them (8 bytes each, 1 GiB by default: about 17 times
+// the H200's L2), so almost every load misses the caches. The speed is then
 // (loads in flight) / latency: with one chain per thread, loads in flight =
 // resident threads, and occupancy is everything -- until enough loads are in
 // flight to saturate the memory system with random 32-byte sectors.

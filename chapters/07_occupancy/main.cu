@@ -10,7 +10,7 @@
 //   1. y = a x, bandwidth-bound (versions, against cudaMemcpy): block sizes
 //      32 to 1024, occupancy dialled down with a shared-memory pad (one row
 //      with 227 KiB, above the 48 KiB that needs an opt-in), one float4 per
-//      thread at 50% and 100%, and 16 loads in flight per thread under three
+//      thread at half and full occupancy, and 16 loads in flight per thread under three
 //      register budgets (two of them spill).
 //   2. a pointer chase through a linked list, latency-bound (reference rows:
 //      another problem): the same occupancy sweep, every row with the same

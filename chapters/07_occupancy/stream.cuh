@@ -11,7 +11,7 @@
 //   scale_one_per_thread   one element per thread; the block size and an
 //                          unused dynamic shared-memory pad set the occupancy
 //   scale_float4           one float4 per thread per step, grid-stride, one
-//                          full wave; a pad sets the occupancy (50% or 100%)
+//                          full wave; a pad sets the occupancy (half or full)
 //   scale_ilp16*           16 independent float4 loads in flight per thread,
 //                          grid-stride, one full wave; three register budgets:
 //                          none (the compiler takes what it wants), and
