@@ -300,7 +300,8 @@ steps::Row<Chase> chase_row(std::string name, std::string what, Role role, Chase
   r.check = [](Chase& p) { return p.check(); };
   r.extras = [l, chains_per_thread](const Chase& p) {
     std::vector<steps::Extra> e = p.launcher().extras(l);
-    e.push_back({"loads in flight/SM", static_cast<double>(p.launcher().blocks_per_sm(l)) * l.block * chains_per_thread, 0});
+    const double resident_threads = static_cast<double>(p.launcher().blocks_per_sm(l)) * l.block;
+    e.push_back({"loads in flight/SM", resident_threads * chains_per_thread, 0});
     return e;
   };
   return r;
