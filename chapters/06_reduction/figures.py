@@ -8,7 +8,8 @@ same four steps at every bench size" holds the same numbers.
 """
 import os
 
-STEPS = ("atomic_per_element", "grid_stride", "shared_tree", "unrolled", "cub")
+ROWS = ("atomic_per_element", "grid_stride", "shared_tree", "unrolled", "cub")  # v1-v4, then the baseline
+STEPS = ROWS
 # The source article's four times (ms) at its size, about 2^23 floats, on its
 # own (older) GPU: quoted, not measured here (the lesson's quoted table).
 ARTICLE_MS = (3.2, 0.9, 0.27, 0.16)
