@@ -123,8 +123,9 @@ inline void report_topology(const steps::Options&, steps::Run& run) {
   run.note("GPUs in this run: " + std::to_string(n) + " of " + std::to_string(visible) + " visible (from --device " +
            std::to_string(run.ordinal(0)) + " on)");
   if (n == 1) {
-    run.note("One GPU: nothing to exchange. The single-GPU rows run; the peer-copy, multi-GPU stencil and "
-             "all-reduce rows are skipped (run on a machine with 2 or more GPUs).");
+    run.note("One GPU: nothing to exchange between GPUs. The single-GPU rows run (stencil_bands and "
+             "stencil_bands_overlap: the split's schedules over bands of this GPU); the peer-copy, multi-GPU "
+             "stencil and all-reduce rows are skipped (run on a machine with 2 or more GPUs).");
     return;
   }
   for (int a = 0; a < n; ++a) {

@@ -1,10 +1,13 @@
 // Chapter 09, Problem 2: the stencil, one grid on one GPU or cut into bands
-// (v2_stencil.cuh's kernels).
+// (v2_stencil.cuh's kernels): one band per GPU (the split rows), or --bands
+// bands all on the first GPU (the bands rows: the same schedules, halo copies
+// and events, without a second GPU).
 #pragma once
 
 #include "support.cuh"
 #include "v2_stencil.cuh"
 
+#include <optional>
 #include <thread>
 
 namespace ch09 {
@@ -40,7 +43,8 @@ public:
   Stencil(const steps::Options& opts, steps::Run& run)
       : run_(run), width_(static_cast<std::size_t>(opts.get("--width"))),
         rows_(steps::ceil_div<std::size_t>(static_cast<std::size_t>(opts.size), width_)),
-        steps_(static_cast<int>(opts.get("--steps"))), seed_(opts.seed) {
+        steps_(static_cast<int>(opts.get("--steps"))), bands_option_(static_cast<int>(opts.get("--bands"))),
+        seed_(opts.seed) {
     whole_.push_back(make_band(0, 0, rows_));
     // Bands (only with 2+ GPUs: on one, the split rows do not run): as many
     // GPUs as there are rows at most (a one-row grid is one band, nothing to
@@ -52,11 +56,19 @@ public:
       std::size_t at = 0;
       for (int i = 0; i < g; ++i) {
         const std::size_t rows = rows_ / static_cast<std::size_t>(g) + (static_cast<std::size_t>(i) < rows_ % g);
-        bands_.push_back(make_band(i, at, rows));
+        gpu_bands_.push_back(make_band(i, at, rows));
         at += rows;
       }
     }
-    for (auto& b : bands_) {
+    // --bands bands on the first GPU: the split's schedule on one device.
+    const int local = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(bands_option_), rows_));
+    std::size_t at = 0;
+    for (int i = 0; i < local; ++i) {
+      const std::size_t rows = rows_ / static_cast<std::size_t>(local) + (static_cast<std::size_t>(i) < rows_ % local);
+      local_.push_back(make_band(0, at, rows));
+      at += rows;
+    }
+    for (auto& b : gpu_bands_) {
       DeviceScope scope(b.ordinal);
       CUDA_CHECK(cudaDeviceSynchronize());
     }
@@ -65,12 +77,13 @@ public:
   }
 
   std::string describe() const {
-    char buf[320];
+    char buf[400];
     std::snprintf(buf, sizeof buf,
                   "2-D Jacobi stencil, %zu x %zu cells (%s), %d steps, zero outside the grid; split rows: %zu bands "
-                  "of about %zu rows",
+                  "of about %zu rows; bands rows: %zu bands of about %zu rows on the first GPU",
                   rows_, width_, steps::format_bytes(4.0 * static_cast<double>(rows_ * width_)).c_str(), steps_,
-                  bands_.size(), bands_.empty() ? rows_ : rows_ / bands_.size());
+                  gpu_bands_.size(), gpu_bands_.empty() ? rows_ : rows_ / gpu_bands_.size(), local_.size(),
+                  rows_ / local_.size());
     return buf;
   }
 
@@ -83,19 +96,26 @@ public:
     for (int k = 0; k < steps_; ++k) v2::step_rows(w.input(k), w.output(k), width_, 0, w.rows, run.stream());
   }
 
+  /// Which bands a row runs on: one per GPU, or --bands on the first GPU.
+  enum class Set { gpus, local };
+  std::vector<Band>& set_of(Set set) { return set == Set::gpus ? gpu_bands_ : local_; }
+
   /// Bands: each step copies the halos in, then computes the band.
-  void split(steps::Run& run) {
-    const auto s = one_stream_per_band(run);
+  void split(steps::Run& run, Set set) {
+    std::vector<Band>& bands = set_of(set); // this row's bands
+    const auto lanes = streams_for(run, bands, 1);
+    std::vector<cudaStream_t> s;
+    for (const auto& l : lanes) s.push_back(l[0]);
     for (int k = 0; k < steps_; ++k) {
       // Phase 1 (all bands): wait for the neighbours' previous step, pull the halos.
-      for (std::size_t i = 0; i < bands_.size(); ++i) {
-        if (k > 0) wait_neighbours(i, s[i], &Band::done, false);
-        pull_halos(i, k, s[i]);
+      for (std::size_t i = 0; i < bands.size(); ++i) {
+        if (k > 0) wait_neighbours(bands, i, s[i], &Band::done, false);
+        pull_halos(bands, i, k, s[i]);
       }
       // Phase 2: compute, then say so. Two phases, so that every wait above
       // sees the previous step's record, not this step's.
-      for (std::size_t i = 0; i < bands_.size(); ++i) {
-        Band& b = bands_[i];
+      for (std::size_t i = 0; i < bands.size(); ++i) {
+        Band& b = bands[i];
         DeviceScope scope(b.ordinal);
         v2::step_rows(b.input(k), b.output(k), width_, 0, b.rows, s[i]);
         CUDA_CHECK(cudaEventRecord(b.done.get(), s[i]));
@@ -106,24 +126,19 @@ public:
 
   /// Bands: each step computes the two edge rows first, sends them on a
   /// second stream while the interior computes.
-  void split_overlap(steps::Run& run) {
-    std::vector<cudaStream_t> compute(bands_.size()), halo(bands_.size());
-    for (std::size_t i = 0; i < bands_.size(); ++i) {
-      const int gpu = bands_[i].gpu;
-      if (gpu == 0) {
-        compute[i] = run.stream();
-        halo[i] = run.fork(1, 0)[0];
-      } else {
-        const auto f = run.fork(2, gpu);
-        compute[i] = f[0];
-        halo[i] = f[1];
-      }
+  void split_overlap(steps::Run& run, Set set) {
+    std::vector<Band>& bands = set_of(set); // this row's bands
+    const auto lanes = streams_for(run, bands, 2);
+    std::vector<cudaStream_t> compute(bands.size()), halo(bands.size());
+    for (std::size_t i = 0; i < bands.size(); ++i) {
+      compute[i] = lanes[i][0];
+      halo[i] = lanes[i][1];
     }
-    for (std::size_t i = 0; i < bands_.size(); ++i) pull_halos(i, 0, compute[i]); // step 0 reads init
+    for (std::size_t i = 0; i < bands.size(); ++i) pull_halos(bands, i, 0, compute[i]); // step 0 reads init
     for (int k = 0; k < steps_; ++k) {
       // A: the edge rows (they read the halos), then mark them ready.
-      for (std::size_t i = 0; i < bands_.size(); ++i) {
-        Band& b = bands_[i];
+      for (std::size_t i = 0; i < bands.size(); ++i) {
+        Band& b = bands[i];
         DeviceScope scope(b.ordinal);
         if (k > 0) CUDA_CHECK(cudaStreamWaitEvent(compute[i], b.halos.get(), 0));
         v2::step_edges(b.input(k), b.output(k), width_, b.rows, compute[i]);
@@ -132,17 +147,17 @@ public:
       // B: on the halo streams, the neighbours' new edge rows become this
       // band's halos for step k + 1 (not after the last step).
       if (k + 1 < steps_) {
-        for (std::size_t i = 0; i < bands_.size(); ++i) {
-          Band& b = bands_[i];
+        for (std::size_t i = 0; i < bands.size(); ++i) {
+          Band& b = bands[i];
           DeviceScope scope(b.ordinal);
-          wait_neighbours(i, halo[i], &Band::edges, true);
-          pull_halos(i, k + 1, halo[i]);
+          wait_neighbours(bands, i, halo[i], &Band::edges, true);
+          pull_halos(bands, i, k + 1, halo[i]);
           CUDA_CHECK(cudaEventRecord(b.halos.get(), halo[i]));
         }
       }
       // C: the interior, which needs no halo, overlaps B.
-      for (std::size_t i = 0; i < bands_.size(); ++i) {
-        Band& b = bands_[i];
+      for (std::size_t i = 0; i < bands.size(); ++i) {
+        Band& b = bands[i];
         DeviceScope scope(b.ordinal);
         if (b.rows > 2) v2::step_rows(b.input(k), b.output(k), width_, 1, b.rows - 1, compute[i]);
       }
@@ -159,22 +174,29 @@ public:
       CUDA_CHECK(cudaDeviceSynchronize());
     };
     poison_band(whole_[0], width_);
-    for (auto& b : bands_) poison_band(b, width_);
+    for (auto* set : {&gpu_bands_, &local_})
+      for (auto& b : *set) poison_band(b, width_);
     // Interior halos of a and b are written by the exchange before they are
     // read; poison them too so a missing exchange shows as NaN.
-    for (std::size_t i = 0; i < bands_.size(); ++i) {
-      Band& b = bands_[i];
+    for (auto* set : {&gpu_bands_, &local_}) poison_halos(*set);
+  }
+
+  /// NaN in the halo rows between the bands of one set.
+  void poison_halos(std::vector<Band>& bands) {
+    for (std::size_t i = 0; i < bands.size(); ++i) {
+      Band& b = bands[i];
       DeviceScope scope(b.ordinal);
       for (auto* buf : {&b.a, &b.b, &b.init}) {
         if (i > 0) CUDA_CHECK(cudaMemset(buf->data(), 0xFF, width_ * sizeof(float)));
-        if (i + 1 < bands_.size()) CUDA_CHECK(cudaMemset(buf->data() + (b.rows + 1) * width_, 0xFF, width_ * sizeof(float)));
+        if (i + 1 < bands.size()) CUDA_CHECK(cudaMemset(buf->data() + (b.rows + 1) * width_, 0xFF, width_ * sizeof(float)));
       }
       CUDA_CHECK(cudaDeviceSynchronize());
     }
   }
 
   /// The grid after --steps steps against the CPU's (same operations, same order).
-  steps::Comparison check(bool banded) {
+  /// `set`: the bands a row computed; none (nullptr): the whole grid.
+  steps::Comparison check(const Set* set) {
     const std::vector<float>& want = reference();
     std::vector<float> got(rows_ * width_);
     auto fetch = [&](Band& b) {
@@ -182,8 +204,8 @@ public:
       CUDA_CHECK(cudaMemcpy(got.data() + b.row_begin * width_, b.output(steps_ - 1) + width_,
                             b.rows * width_ * sizeof(float), cudaMemcpyDeviceToHost));
     };
-    if (banded)
-      for (auto& b : bands_) fetch(b);
+    if (set)
+      for (auto& b : set_of(*set)) fetch(b);
     else
       fetch(whole_[0]);
     steps::Comparison c = steps::compare(got, want, steps::Tolerance::fp32());
@@ -213,32 +235,48 @@ private:
     return b;
   }
 
-  /// Band i's stream: stream(0) for the first GPU, a forked one for the others.
-  std::vector<cudaStream_t> one_stream_per_band(steps::Run& run) {
-    std::vector<cudaStream_t> s;
-    for (const auto& b : bands_) s.push_back(b.gpu == 0 ? run.stream() : run.fork(1, b.gpu)[0]);
-    return s;
+  /// `per_band` streams for each band, on the band's GPU: the first band of
+  /// the first GPU starts with stream(0), every other stream is forked.
+  std::vector<std::vector<cudaStream_t>> streams_for(steps::Run& run, const std::vector<Band>& bands,
+                                                     int per_band) {
+    std::vector<int> need(static_cast<std::size_t>(run.gpus()), 0);
+    for (const auto& b : bands) need[static_cast<std::size_t>(b.gpu)] += per_band;
+    if (!bands.empty()) --need[0]; // stream(0) itself
+    std::vector<std::vector<cudaStream_t>> forked(need.size());
+    for (std::size_t g = 0; g < need.size(); ++g)
+      if (need[g] > 0) forked[g] = run.fork(need[g], static_cast<int>(g));
+    std::vector<std::size_t> used(need.size(), 0);
+    std::vector<std::vector<cudaStream_t>> out;
+    for (std::size_t i = 0; i < bands.size(); ++i) {
+      const auto g = static_cast<std::size_t>(bands[i].gpu);
+      std::vector<cudaStream_t> lanes;
+      if (i == 0) lanes.push_back(run.stream());
+      while (static_cast<int>(lanes.size()) < per_band) lanes.push_back(forked[g][used[g]++]);
+      out.push_back(lanes);
+    }
+    return out;
   }
 
   /// `stream` (band i's) waits for event `which` of band i's neighbours (and its own, when `self`).
-  void wait_neighbours(std::size_t i, cudaStream_t stream, steps::RawEvent Band::*which, bool self) {
-    DeviceScope scope(bands_[i].ordinal);
-    if (i > 0) CUDA_CHECK(cudaStreamWaitEvent(stream, (bands_[i - 1].*which).get(), 0));
-    if (i + 1 < bands_.size()) CUDA_CHECK(cudaStreamWaitEvent(stream, (bands_[i + 1].*which).get(), 0));
-    if (self) CUDA_CHECK(cudaStreamWaitEvent(stream, (bands_[i].*which).get(), 0));
+  void wait_neighbours(std::vector<Band>& bands, std::size_t i, cudaStream_t stream, steps::RawEvent Band::*which,
+                       bool self) {
+    DeviceScope scope(bands[i].ordinal);
+    if (i > 0) CUDA_CHECK(cudaStreamWaitEvent(stream, (bands[i - 1].*which).get(), 0));
+    if (i + 1 < bands.size()) CUDA_CHECK(cudaStreamWaitEvent(stream, (bands[i + 1].*which).get(), 0));
+    if (self) CUDA_CHECK(cudaStreamWaitEvent(stream, (bands[i].*which).get(), 0));
   }
 
   /// Band i's halos of the buffer step k reads <- the neighbours' edge rows of theirs.
-  void pull_halos(std::size_t i, int k, cudaStream_t stream) {
-    Band& b = bands_[i];
+  void pull_halos(std::vector<Band>& bands, std::size_t i, int k, cudaStream_t stream) {
+    Band& b = bands[i];
     DeviceScope scope(b.ordinal);
     const std::size_t row = width_ * sizeof(float);
     if (i > 0) {
-      Band& up = bands_[i - 1]; // its last owned row is storage row up.rows
+      Band& up = bands[i - 1]; // its last owned row is storage row up.rows
       CUDA_CHECK(cudaMemcpyPeerAsync(b.input(k), b.ordinal, up.input(k) + up.rows * width_, up.ordinal, row, stream));
     }
-    if (i + 1 < bands_.size()) {
-      Band& down = bands_[i + 1]; // its first owned row is storage row 1
+    if (i + 1 < bands.size()) {
+      Band& down = bands[i + 1]; // its first owned row is storage row 1
       CUDA_CHECK(cudaMemcpyPeerAsync(b.input(k) + (b.rows + 1) * width_, b.ordinal, down.input(k) + width_,
                                      down.ordinal, row, stream));
     }
@@ -275,34 +313,44 @@ private:
   steps::Run& run_;
   std::size_t width_, rows_;
   int steps_;
+  int bands_option_; ///< --bands
   std::uint64_t seed_;
   std::vector<Band> whole_; ///< one band: the whole grid on the first GPU
-  std::vector<Band> bands_; ///< one band per GPU (empty on one GPU)
+  std::vector<Band> gpu_bands_; ///< one band per GPU (empty on one GPU)
+  std::vector<Band> local_; ///< --bands bands, all on the first GPU
   std::vector<float> want_;
 };
 
-steps::Row<Stencil> stencil_row(std::string name, std::string what, bool banded,
+/// A stencil row; `set`: the bands it computes (none: the whole grid on the first GPU).
+steps::Row<Stencil> stencil_row(std::string name, std::string what, Role role, std::optional<Stencil::Set> set,
                                 std::function<void(Stencil&, steps::Run&)> launch) {
   steps::Row<Stencil> r;
   r.name = std::move(name);
   r.what = std::move(what);
-  r.role = Role::version;
+  r.role = role;
   r.launch = std::move(launch);
   r.work = [](const Stencil& p) { return steps::Work{p.bytes()}; };
   r.reset = [](Stencil& p) { p.poison(); };
-  r.check = [banded](Stencil& p) { return p.check(banded); };
+  r.check = [set](Stencil& p) { return p.check(set ? &*set : nullptr); };
   return r;
 }
 
 steps::GroupPtr stencil_group() {
+  using Set = Stencil::Set;
   return steps::group<Stencil>({
-      stencil_row("stencil_one_gpu", "v2: the whole grid on the first GPU (the scaling baseline)", false,
-                  [](Stencil& p, steps::Run& run) { p.one_gpu(run); }),
+      stencil_row("stencil_one_gpu", "v2: the whole grid on the first GPU (the scaling baseline)", Role::version,
+                  std::nullopt, [](Stencil& p, steps::Run& run) { p.one_gpu(run); }),
       needing(gpus(2), stencil_row("stencil_split", "v2: one band per GPU; each step: pull halo rows, then compute",
-                                   true, [](Stencil& p, steps::Run& run) { p.split(run); })),
+                                   Role::version, Set::gpus,
+                                   [](Stencil& p, steps::Run& run) { p.split(run, Set::gpus); })),
       needing(gpus(2), stencil_row("stencil_split_overlap",
                                    "v2: + edge rows first, halos sent on a second stream while the interior computes",
-                                   true, [](Stencil& p, steps::Run& run) { p.split_overlap(run); })),
+                                   Role::version, Set::gpus,
+                                   [](Stencil& p, steps::Run& run) { p.split_overlap(run, Set::gpus); })),
+      stencil_row("stencil_bands", "stencil_split's schedule over --bands bands of the first GPU (one GPU is enough)",
+                  Role::reference, Set::local, [](Stencil& p, steps::Run& run) { p.split(run, Set::local); }),
+      stencil_row("stencil_bands_overlap", "stencil_split_overlap's schedule over --bands bands of the first GPU",
+                  Role::reference, Set::local, [](Stencil& p, steps::Run& run) { p.split_overlap(run, Set::local); }),
   });
 }
 
