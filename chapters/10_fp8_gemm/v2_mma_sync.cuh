@@ -39,14 +39,16 @@
 #pragma once
 
 #include "fp8_gemm.cuh"
-#include "ptx.cuh"
 
 #include "steps/error.hpp"
 #include "steps/math.hpp"
+#include "steps/ptx.cuh"
 
 #include <stdexcept>
 
 namespace ch10::v2 {
+
+namespace ptx = steps::ptx;
 
 constexpr int BLOCK_M = 128, BLOCK_N = 128, BLOCK_K = 128;
 constexpr int kWarpsM = 2, kWarpsN = 4;              // 8 warps

@@ -29,16 +29,18 @@
 #pragma once
 
 #include "fp8_gemm.cuh"
-#include "ptx.cuh"
 #include "tma.hpp"
 #include "wgmma_math.cuh"
 
 #include "steps/error.hpp"
 #include "steps/math.hpp"
+#include "steps/ptx.cuh"
 
 #include <stdexcept>
 
 namespace ch10::v3 {
+
+namespace ptx = steps::ptx;
 
 constexpr int BLOCK_M = wg::kMathRows, BLOCK_N = wg::kTileN; // 64 x 128
 constexpr int kThreads = 128;                                 // one warpgroup

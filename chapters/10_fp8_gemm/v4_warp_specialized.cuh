@@ -62,12 +62,12 @@
 #pragma once
 
 #include "fp8_gemm.cuh"
-#include "ptx.cuh"
 #include "tma.hpp"
 #include "wgmma_math.cuh"
 
 #include "steps/error.hpp"
 #include "steps/math.hpp"
+#include "steps/ptx.cuh"
 
 #include <algorithm>
 #include <climits>
@@ -76,6 +76,8 @@
 #include <type_traits>
 
 namespace ch10::v4 {
+
+namespace ptx = steps::ptx;
 
 constexpr int kMathGroups = 2;
 constexpr int BLOCK_M = kMathGroups * wg::kMathRows, BLOCK_N = wg::kTileN; // 128 x 128

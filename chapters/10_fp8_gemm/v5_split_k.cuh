@@ -33,13 +33,13 @@
 #pragma once
 
 #include "fp8_gemm.cuh"
-#include "ptx.cuh"
 #include "tma.hpp"
 #include "v4_warp_specialized.cuh"
 #include "wgmma_math.cuh"
 
 #include "steps/error.hpp"
 #include "steps/math.hpp"
+#include "steps/ptx.cuh"
 
 #include <cooperative_groups.h>
 
@@ -49,6 +49,8 @@
 #include <string>
 
 namespace ch10::v5 {
+
+namespace ptx = steps::ptx;
 
 using v4::BLOCK_M;
 using v4::BLOCK_N;

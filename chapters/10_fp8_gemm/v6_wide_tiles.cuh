@@ -50,19 +50,21 @@
 #pragma once
 
 #include "fp8_gemm.cuh"
-#include "ptx.cuh"
 #include "tma.hpp"
 #include "v4_warp_specialized.cuh"
 #include "wgmma_math.cuh"
 
 #include "steps/error.hpp"
 #include "steps/math.hpp"
+#include "steps/ptx.cuh"
 
 #include <algorithm>
 #include <climits>
 #include <stdexcept>
 
 namespace ch10::v6 {
+
+namespace ptx = steps::ptx;
 
 constexpr int kMathGroups = 2;
 constexpr int BLOCK_M = kMathGroups * wg::kMathRows, BLOCK_N = 192;

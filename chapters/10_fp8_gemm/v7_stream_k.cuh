@@ -43,13 +43,13 @@
 #pragma once
 
 #include "fp8_gemm.cuh"
-#include "ptx.cuh"
 #include "v6_wide_tiles.cuh"
 #include "v7_plan.hpp"
 
 #include "steps/error.hpp"
 #include "steps/math.hpp"
 #include "steps/memory.hpp"
+#include "steps/ptx.cuh"
 
 #include <algorithm>
 #include <climits>
@@ -58,6 +58,8 @@
 #include <vector>
 
 namespace ch10::v7 {
+
+namespace ptx = steps::ptx;
 
 using v6::kAccum;
 /// Floats of one math warpgroup's piece of a tile: kAccum per thread.

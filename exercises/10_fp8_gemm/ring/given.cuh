@@ -2,7 +2,7 @@
 // the solution both include this file; you do not need to change it.
 //
 //   - thin wrappers of the PTX instructions of the ring: mbarrier init /
-//     arrive / arrive.expect_tx / try_wait.parity (chapters/10_fp8_gemm/
+//     arrive / arrive.expect_tx / try_wait.parity (common/include/steps/
 //     ptx.cuh has the first three), the 1-D bulk copies (TMA without a tensor
 //     map) global -> shared and shared -> global, their commit and
 //     wait_group.read, fence.proxy.async, and the consumers' named barrier;
@@ -21,9 +21,8 @@
 
 #include "ring.hpp"
 
-#include "ptx.cuh" // chapters/10_fp8_gemm/ptx.cuh: mbarrier_init, _arrive, _arrive_expect_tx, named_barrier_sync
-
 #include "steps/error.hpp"
+#include "steps/ptx.cuh" // mbarrier_init, _arrive, _arrive_expect_tx, named_barrier_sync
 
 #include <cuda_bf16.h>
 #include <cuda_fp8.h>
@@ -198,12 +197,12 @@ __device__ __forceinline__ void init(std::uint64_t* bars, int stage, int count) 
   StageShadow& st = shared().shadow.stage[stage];
   (barrier == kFull ? st.full_init : st.empty_init) = count;
 #endif
-  ch10::ptx::mbarrier_init(&bars[stage], static_cast<std::uint32_t>(count));
+  steps::ptx::mbarrier_init(&bars[stage], static_cast<std::uint32_t>(count));
 }
 
 /// Makes the initialised barriers visible to the other threads and to the
 /// copy engine (a __syncthreads() follows).
-__device__ __forceinline__ void fence_barrier_init() { ch10::ptx::fence_barrier_init(); }
+__device__ __forceinline__ void fence_barrier_init() { steps::ptx::fence_barrier_init(); }
 
 __device__ __forceinline__ bool try_wait(std::uint64_t* bar, std::uint32_t parity) {
   std::uint32_t done;
@@ -212,7 +211,7 @@ __device__ __forceinline__ bool try_wait(std::uint64_t* bar, std::uint32_t parit
       "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
       "selp.u32 %0, 1, 0, p;\n}\n"
       : "=r"(done)
-      : "r"(ch10::ptx::smem_addr(bar)), "r"(parity)
+      : "r"(steps::ptx::smem_addr(bar)), "r"(parity)
       : "memory");
   return done != 0;
 }
@@ -274,7 +273,7 @@ __device__ __forceinline__ void arrive(std::uint64_t* bars, int stage) {
     report_and_trap(Finding::release_before_read, barrier, stage, -1, it / kStages, it % kStages, -1, 0, 0);
   atomicAdd(barrier == kFull ? &sh.stage[stage].full_arrivals : &sh.stage[stage].empty_arrivals, 1);
 #endif
-  ch10::ptx::mbarrier_arrive(&bars[stage]);
+  steps::ptx::mbarrier_arrive(&bars[stage]);
 }
 
 /// One arrival on bars[stage] that also announces `bytes` more bytes to
@@ -288,7 +287,7 @@ __device__ __forceinline__ void arrive_expect_tx(std::uint64_t* bars, int stage,
   st.expect_bytes = bytes;
   ++st.full_arrivals;
 #endif
-  ch10::ptx::mbarrier_arrive_expect_tx(&bars[stage], static_cast<std::uint32_t>(bytes));
+  steps::ptx::mbarrier_arrive_expect_tx(&bars[stage], static_cast<std::uint32_t>(bytes));
 }
 
 // ------------------------------------------------------ the work of a stage
@@ -321,8 +320,8 @@ __device__ __forceinline__ void load(const Params& p, int stage, int c) {
   const std::uint8_t* src = p.x + static_cast<std::size_t>(c) * kChunk;
   asm volatile(
       "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(
-          ch10::ptx::smem_addr(sm.in[stage])),
-      "l"(src), "r"(bytes), "r"(ch10::ptx::smem_addr(&sm.full[stage]))
+          steps::ptx::smem_addr(sm.in[stage])),
+      "l"(src), "r"(bytes), "r"(steps::ptx::smem_addr(&sm.full[stage]))
       : "memory");
 }
 
@@ -409,7 +408,7 @@ __device__ __forceinline__ void store(const Params& p, int stage, int c) {
   std::uint16_t* dst = p.y + static_cast<std::size_t>(c) * kChunk;
   const int bytes = 2 * chunk_elements(p, c);
   asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;\n" ::"l"(dst),
-               "r"(ch10::ptx::smem_addr(sm.out[stage])), "r"(bytes)
+               "r"(steps::ptx::smem_addr(sm.out[stage])), "r"(bytes)
                : "memory");
   asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
 }

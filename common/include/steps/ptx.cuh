@@ -1,5 +1,5 @@
-// Chapter 10: the PTX instructions the tensor-core versions use, one small
-// wrapper each, with the rules that come with them.
+// The PTX instructions of chapter 10's tensor-core kernels and of exercise
+// 10, one small wrapper each, with the rules that come with them.
 //
 //   cp.async (sm_80+)  copies 16 bytes global -> shared without passing
 //                      through registers; completes asynchronously, in
@@ -25,7 +25,7 @@
 
 #include <cstdint>
 
-namespace ch10::ptx {
+namespace steps::ptx {
 
 /// Copies 16 bytes from global to shared memory, asynchronously. Both
 /// addresses must be 16-byte aligned. ".cg" caches in L2 only: the bytes are
@@ -278,7 +278,7 @@ __device__ __forceinline__ void wgmma_m64n128k32_e4m3(float (&d)[64], std::uint6
 }
 
 /// The same for a 64 x 96 piece of D (B: 96 x 32 E4M3): 48 registers,
-/// d[4i] .. d[4i+3] as above for i = 0..11 (v6's half tiles).
+/// d[4i] .. d[4i+3] as above for i = 0..11 (chapter 10's v6: half tiles).
 __device__ __forceinline__ void wgmma_m64n96k32_e4m3(float (&d)[48], std::uint64_t desc_a, std::uint64_t desc_b,
                                                      std::uint32_t accumulate) {
     asm volatile(
@@ -321,7 +321,7 @@ __device__ __forceinline__ void named_barrier_sync(int id, int threads) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
 
-// ------------------------------------------- flags between blocks (v7)
+// ------------------------------ flags between blocks (chapter 10's v7)
 
 /// Reads a flag in global memory with acquire semantics at GPU scope: what
 /// the writer did before its release is visible after this load sees it.
@@ -350,4 +350,4 @@ __device__ __forceinline__ void setmaxnreg_inc() {
   asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kRegs));
 }
 
-} // namespace ch10::ptx
+} // namespace steps::ptx
