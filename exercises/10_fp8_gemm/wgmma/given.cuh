@@ -24,10 +24,9 @@
 
 #include "wgmma.hpp"
 
-#include "ptx.cuh" // chapters/10_fp8_gemm/ptx.cuh: mbarrier, TMA and wgmma instructions
-
 #include "steps/error.hpp"
 #include "steps/math.hpp"
+#include "steps/ptx.cuh" // mbarrier, TMA and wgmma instructions
 
 #include <cuda.h>
 #include <cudaTypedefs.h>
@@ -39,7 +38,7 @@
 
 namespace ex10::wgmma {
 
-namespace ptx = ch10::ptx;
+namespace ptx = steps::ptx;
 
 constexpr int BLOCK_M = 64;   ///< rows of D per block: one wgmma m64
 constexpr int BLOCK_N = 128;  ///< columns of D per block: one wgmma n128
