@@ -4,7 +4,7 @@ A chapter folder may hold chapters/NN_topic/figures.py with any of:
 
   charts(runs, machine, out_dir, plt) -> [png paths]
       Charts drawn from results. `runs` maps each run key of this chapter on
-      that machine ("10", "10@4096 x 4096 x 4096", ...) to its run object
+      that machine ("NN", "NN@LABEL" for each bench_shapes line, ...) to its run object
       (docs/results.md); `plt` is matplotlib.pyplot (Agg backend). Called by
       `tools/results.py render` (so by `./tutorial bench`).
   diagrams(out_dir, plt) -> [png paths]

@@ -128,7 +128,8 @@ def main(argv):
             if not os.path.exists(path):
                 continue
             rel = os.path.relpath(path, root)
-            hits = [(rel, k, t) for k, t in lint_text(open(path, encoding="utf-8").read(), path.endswith(CODE_EXT))]
+            with open(path, encoding="utf-8") as f:
+                hits = [(rel, k, t) for k, t in lint_text(f.read(), path.endswith(CODE_EXT))]
             if excepted(rel, exc):
                 exc_hits += hits
             else:

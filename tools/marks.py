@@ -19,7 +19,7 @@ from runs import goal_list, load, peak_of, bound_ms
 #   Markdown (chapters/*/README.md and the course map in README.md): an HTML
 #   comment right before its number,
 #   invisible on GitHub and in Doxygen 1.9 (which drops the comment):
-#       v3 reaches <!--n:01:float4:gbps-->4112 GB/s
+#       v3 reaches <!--n:NN:ROW:gbps-->4112 GB/s
 #   (No closing comment: Doxygen also drops the blank after a comment, which
 #   would glue "4112GB/s". Not right after a '*' or '**' that opens emphasis:
 #   Doxygen then prints the asterisks; write **v3 at <!--n:...-->4112** instead.
@@ -27,7 +27,7 @@ from runs import goal_list, load, peak_of, bound_ms
 #   as a raw HTML block. The check refuses both.)
 #   C++ comments (chapters/*/*.cu, *.cuh, *.hpp, *.cpp): the marker follows
 #   its number on the same line, with no other digit between them:
-#       // v3: 4112 GB/s {n:01:float4:gbps}, 0.99x {n:01:float4:base} memcpy
+#       // v3: 4112 GB/s {n:NN:ROW:gbps}, 0.99x {n:NN:ROW:base} the baseline
 #   `render` rewrites the text (the number only; units are plain text);
 #   `render --check` prints one line per number that differs and exits 1.
 #
@@ -40,8 +40,8 @@ from runs import goal_list, load, peak_of, bound_ms
 #            | [MACHINE '/'] RUN ':' CHAPTERFIELD       the run's own
 #   RUN     := NN | NN '@' LABEL     NN: chapter; LABEL: a shape run of
 #              bench_shapes, named by its label or a unique prefix of it
-#              ("10@6144" for "10@6144 x 6144 x 1280"); no spaces (write '_'
-#              for one: "10@DeepSeek-V3_128_x_2112"), ':' or '()'
+#              ("NN@6144" for "NN@6144 x 6144 x 1280"); no spaces (write '_'
+#              for one: "NN@big_shape" for "NN@big shape"), ':' or '()'
 #   MACHINE := the results file, docs/results/MACHINE.json (default: H200)
 #   FIELD   := value    the row's metric (GB/s, TFLOP/s, ...)
 #            | gbps | tflops   bytes / time, flops / time (any chapter)
@@ -60,7 +60,7 @@ from runs import goal_list, load, peak_of, bound_ms
 #            | [MACHINE '/'] 'prof:' TEST ':' NAME    a value a profile test
 #              measured (docs/results/MACHINE.profile.json, written by
 #              ./tutorial bench --profile): TEST is the test's name without
-#              "profile." (06_reduction.atomics), NAME one of its MEASUREs
+#              "profile." (NN_topic.NAME), NAME one of its MEASUREs
 #   CHAPTERFIELD := peak          the peak's value (4814.3 GB/s)
 #            | goal | goal.ROW     a goal's ratio (the first, or the one whose
 #                                  numerator row is ROW)
@@ -70,9 +70,9 @@ from runs import goal_list, load, peak_of, bound_ms
 #              .3g ...; without it, the field's own: GB/s values .0f, TFLOP/s
 #              .1f, ms .2f, us .1f, base/speedup/goal .2f, pbase/peak .1f,
 #              bound .4f, anything computed .2f.
-# Examples: 01:float4:base|.3f  ·  (02:float4_one_per_thread:ms/02:stride_1:ms)
-#   ·  03:vectorized:value/03:blocktile_2d:value|.2f  ·  10@6144:warp_specialized:base
-#   ·  (1 - 02:offset:value/02:stride_1:value)*100|.0f  ·  01:peak|.0f
+# Examples (NN a chapter number, A and B row names): NN:A:base|.3f  ·  (NN:A:ms/NN:B:ms)
+#   ·  NN:A:value/NN:B:value|.2f  ·  NN@6144:A:base  ·  (1 - NN:A:value/NN:B:value)*100|.0f
+#   ·  NN:peak|.0f  ·  100*4/32|.3g (arithmetic alone: a derived number, checked)
 # ---------------------------------------------------------------------------
 NUMBER_RE = r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?"
 MD_MARK = re.compile(r"<!--n:(?P<expr>.*?)-->(?P<text>" + NUMBER_RE + ")?")
@@ -121,7 +121,7 @@ class Results:
             return data, runs[name]
         if "@" in name:
             num, label = name.split("@", 1)
-            # '_' stands for a space in a marker ("10@DeepSeek-V3_128_x_2112")
+            # '_' stands for a space in a marker ("NN@big_shape" for "NN@big shape")
             label = label.replace("_", " ")
             hits = [k for k in runs if k.startswith(num + "@") and k.split("@", 1)[1].startswith(label)]
             if len(hits) == 1:

@@ -24,6 +24,7 @@ import sys
 import course
 import marks
 
+ROLES = {"version", "baseline", "reference", "yours", "mistake"}
 VARIANT = re.compile(r"--variant[ =]([A-Za-z0-9_,]+)")
 
 
@@ -69,7 +70,8 @@ def marker_uses(path):
 
 def hook_rows(path, number):
     """(chapter, line, name) of a figures.py hook's ROWS."""
-    tree = ast.parse(open(path, encoding="utf-8").read())
+    with open(path, encoding="utf-8") as f:
+        tree = ast.parse(f.read())
     for node in tree.body:
         if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "ROWS" for t in node.targets):
             return [(number, node.lineno, name) for name in ast.literal_eval(node.value)]
@@ -132,16 +134,54 @@ def main(argv):
     if names:
         print(f"  {'ok  ' if not unknown else 'FAIL'}  row names outside the registries of chapters "
               f"{' '.join(sorted(names))}: {len(unknown)} unknown")
-    not_built = [c for c in missing if c.status != "planned"]
-    if not_built:
-        text = " ".join(c.number for c in not_built)
-        if restricted(build) or all(c.status != "ready" for c in not_built):
-            print(f"  note  row names of chapters {text} not validated: their programs are not in this build "
-                  "(STEPS_ONLY_CHAPTERS or not ready)")
-        else:
-            print(f"  FAIL  row names of chapters {text} not validated: their programs are missing from {build}/bin")
-            errors += 1
+    every = set().union(*(r for _, r in names.values())) if names else set()
+    every |= {name for found in uses(root).values() for _, _, name in found}
+    mentions = tools_mentions(root, every)
+    for x in mentions:
+        print(f"  FAIL  {x}")
+    print(f"  {'ok  ' if not mentions else 'FAIL'}  tools/ names no chapter and none of {len(every)} row names")
+    errors += len(mentions)
+    ready = " ".join(c.number for c in missing if c.status == "ready")
+    wip = " ".join(c.number for c in missing if c.status == "wip")
+    if ready and restricted(build):
+        print(f"  note  row names of chapters {ready} not validated: their programs are not in this build "
+              "(the build is restricted: STEPS_ONLY_CHAPTERS)")
+    elif ready:
+        print(f"  FAIL  row names of chapters {ready} not validated: their programs are missing from {build}/bin")
+        errors += 1
+    if wip:
+        print(f"  note  row names of chapters {wip} (wip) not validated: not built (-DSTEPS_BUILD_WIP=ON builds them)")
     return 1 if errors else 0
+
+
+
+def tools_mentions(root, rows):
+    """Lines of tools/ that name a chapter (its number as a chapter, its folder) or a row of a registry.
+
+    tools/ works for any chapter: what is particular to one lives in the chapter's folder (tools/hooks.py)."""
+    chapters = course.chapters(root)
+    nums = "|".join(c.number for c in chapters)
+    short = "|".join(str(int(c.number)) for c in chapters)
+    patterns = [re.compile(rf"\bch({nums})(?![0-9])"), re.compile(rf"\b[Cc]hapters?\s+0?({short})\b"),
+                re.compile(rf"[\"']({nums})(@[^\"']*)?[\"']"), re.compile(rf"(?<![\w.:/])({nums})(@[^:\s]*)?:[A-Za-z_]"),
+                re.compile("|".join(re.escape(c.folder) for c in chapters))]
+    rows = set(rows) - ROLES  # a role ("yours") may also name a row: tools read roles
+    row_re = re.compile(r"(?<![\w-])(" + "|".join(sorted(map(re.escape, rows), key=len, reverse=True)) + r")(?![\w-])") \
+        if rows else None
+    out = []
+    tools = os.path.join(root, "tools")
+    for f in sorted(os.listdir(tools)):
+        path = os.path.join(tools, f)
+        if not os.path.isfile(path) or f.endswith((".pyc", ".png")) or f == "lint_numbers_exceptions.txt":
+            continue  # the lint's exceptions are a list of chapter paths by design
+        with open(path, encoding="utf-8") as fh:
+            lines = fh.read().split("\n")
+        for k, line in enumerate(lines, 1):
+            hits = [m.group(0) for p in patterns for m in p.finditer(line)]
+            hits += [f"row {m.group(1)}" for m in row_re.finditer(line)] if row_re else []
+            if hits:
+                out.append(f"tools/{f}:{k}: names {', '.join(sorted(set(hits)))}")
+    return out
 
 
 if __name__ == "__main__":

@@ -64,7 +64,8 @@ def links(root):
             continue  # this check and its tests name what they look for
         base = os.path.dirname(rel)
         try:
-            lines = open(os.path.join(root, rel), encoding="utf-8").read().split("\n")
+            with open(os.path.join(root, rel), encoding="utf-8") as f:
+                lines = f.read().split("\n")
         except UnicodeDecodeError:
             continue
         for k, line in enumerate(lines, 1):
@@ -98,7 +99,8 @@ def course_map(root):
         if c.folder[:2] != c.number:
             problems.append(f"course.tsv: chapter {c.number}: folder '{c.folder}' starts with another number")
     listed = {}
-    lines = open(os.path.join(root, "README.md"), encoding="utf-8").read().split("\n")
+    with open(os.path.join(root, "README.md"), encoding="utf-8") as f:
+        lines = f.read().split("\n")
     for k, line in enumerate(lines, 1):
         m = re.match(r"\|\s*(\d\d)\s*\|\s*\[([^\]]+)\]\(chapters/([^/]+)/README\.md\)", line)
         if m:
@@ -128,7 +130,8 @@ def results(root):
             continue
         lesson = os.path.join("chapters", c.folder, "README.md")
         try:
-            text = open(os.path.join(root, lesson), encoding="utf-8").read()
+            with open(os.path.join(root, lesson), encoding="utf-8") as f:
+                text = f.read()
         except OSError:
             continue  # a missing lesson is reported by check.sh
         blocks = re.findall(rf"<!-- results:{c.number}:([\w-]+):begin -->\n(.*?)<!-- results:{c.number}:\1:end -->",
