@@ -138,7 +138,11 @@ public:
     }
     return *split_plan_;
   }
-  void run_split_k(cudaStream_t stream) { v5::launch(gemm(), split_plan(), stages_, stream); }
+  /// v5, or v4 where its plan does not split K.
+  void run_split_k(cudaStream_t stream) {
+    if (split_plan().splits == 1) return v4::launch(gemm(), stream, stages_);
+    v5::launch(gemm(), split_plan(), stages_, stream);
+  }
 
   /// v7's plan (its slots and flags): made on first use and said once.
   v7::Plan& stream_plan() {
@@ -339,7 +343,7 @@ steps::ChapterInfo info() {
                            "outlier rows of A and blocks of B are 2^E times larger than the rest", kDefaultOutlierExponent,
                            0, 24});
   i.int_options.push_back({"--stages", "S", "stages of the v4 / v5 ring (2 to 5): the pipeline depth",
-                           v4::kDefaultStages, v4::kMinStages, v4::kMaxStages});
+                           v4::kDefaultStages, kMinStages, kMaxStages});
   i.int_options.push_back({"--min-saving", "B",
                            "v7 cuts the last wave's tiles by K only if that shortens them by B K blocks or more",
                            v7::kDefaultMinSaving, 0, INT_MAX});

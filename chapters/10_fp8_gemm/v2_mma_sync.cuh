@@ -35,7 +35,8 @@
 //             2 x HMMA.16816.F32                (two FP16 tensor-core ops)
 // So on the H200 this version runs the FP16 tensor cores, at the FP16 rate,
 // behind conversions: its speed is not what FP8 mma.sync costs where it
-// exists. Hopper's FP8 tensor cores are reached only through wgmma (v3, v4).
+// exists. Hopper's FP8 tensor cores are reached only through wgmma (the
+// next version).
 #pragma once
 
 #include "fp8_gemm.cuh"

@@ -43,6 +43,7 @@
 #pragma once
 
 #include "fp8_gemm.cuh"
+#include "scheduler.cuh"
 #include "v6_wide_tiles.cuh"
 #include "v7_plan.hpp"
 
@@ -159,7 +160,7 @@ public:
       last_.epoch = 1;
     }
     if (cut_.first_tile > 0)
-      v6::launch_schedule(p, v6::AllTiles{cut_.first_tile, last_.num_kb}, std::min(sms_, cut_.first_tile), false,
+      v6::launch_schedule(p, AllTiles{cut_.first_tile, last_.num_kb}, std::min(sms_, cut_.first_tile), false,
                           stream);
     v6::launch_schedule(p, last_, cut_.grid, true, stream);
   }
