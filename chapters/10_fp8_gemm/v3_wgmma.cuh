@@ -55,6 +55,7 @@ static_assert(kABytes % 1024 == 0 && kStageBytes % 1024 == 0, "every tile must s
 
 __global__ void __launch_bounds__(kThreads) fp8_gemm_wgmma(const __grid_constant__ CUtensorMap map_a,
                                                            const __grid_constant__ CUtensorMap map_b, Fp8Gemm p) {
+#if STEPS_PTX_SM90A // wgmma, setmaxnreg, TMA: sm_90a only (steps/ptx.cuh)
   extern __shared__ std::uint8_t smem_raw[];
   std::uint8_t* smem = wg::align_1024(smem_raw);
   auto* full = reinterpret_cast<std::uint64_t*>(smem + kStages * kStageBytes);
@@ -95,6 +96,7 @@ __global__ void __launch_bounds__(kThreads) fp8_gemm_wgmma(const __grid_constant
     __syncthreads(); // every warp is done reading this stage: the TMA of kb + 2 may overwrite it
   }
   wg::store(p, f, total);
+#endif
 }
 
 inline void launch(const Fp8Gemm& p, cudaStream_t stream) {

@@ -89,6 +89,7 @@ __global__ void __launch_bounds__(pipeline::kThreads, 1)
     fp8_gemm_warp_specialized(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                               const __grid_constant__ CUtensorMap map_sa, const __grid_constant__ CUtensorMap map_d,
                               bool tma_store, Fp8Gemm p) {
+#if STEPS_PTX_SM90A // wgmma, setmaxnreg, TMA: sm_90a only (steps/ptx.cuh)
   extern __shared__ std::uint8_t smem_raw[];
   const pipeline::Smem<Stages> sm(wg::align_1024(smem_raw));
   std::uint8_t* smem = sm.ring;
@@ -136,6 +137,7 @@ __global__ void __launch_bounds__(pipeline::kThreads, 1)
     // The last stores must finish reading shared memory before the block ends.
     if (tma_store && threadIdx.x % 128 == 0) ptx::bulk_wait<0>();
   }
+#endif
 }
 
 template <int Stages>

@@ -73,6 +73,7 @@ template <int Stages>
 __global__ void __launch_bounds__(pipeline::kThreads, 1)
     fp8_gemm_split_k(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                      const __grid_constant__ CUtensorMap map_sa, Fp8Gemm p) {
+#if STEPS_PTX_SM90A // wgmma, setmaxnreg, TMA: sm_90a only (steps/ptx.cuh)
   namespace cg = cooperative_groups;
   const cg::cluster_group cluster = cg::this_cluster();
   const int splits = static_cast<int>(cluster.num_blocks()), rank = static_cast<int>(cluster.block_rank());
@@ -183,6 +184,7 @@ __global__ void __launch_bounds__(pipeline::kThreads, 1)
     }
     cluster.sync(); // the other blocks have read this block's shared memory
   }
+#endif
 }
 
 /// How v5 runs one problem: K cut into `splits` slices (1: v4 as it is).

@@ -134,6 +134,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     fp8_gemm_wide_tiles(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                         const __grid_constant__ CUtensorMap map_sa, const __grid_constant__ CUtensorMap map_d,
                         bool tma_store, Fp8Gemm p, Schedule sched) {
+#if STEPS_PTX_SM90A // wgmma, setmaxnreg, TMA: sm_90a only (steps/ptx.cuh)
   extern __shared__ std::uint8_t smem_raw[];
   std::uint8_t* smem = wg::align_1024(smem_raw);
   std::uint8_t* out = smem + kStages * kStageBytes;
@@ -265,6 +266,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     });
     if (tma_store && threadIdx.x % 128 == 0) ptx::bulk_wait<0>();
   }
+#endif
 }
 
 /// What the kernel needs besides the problem: the tensor maps of A, B, A's
