@@ -16,7 +16,7 @@
 //   block = 1 warpgroup (128 threads), tile 64 x 128, 2 stages of 24 KB
 //
 //   thread 0:   TMA kb+1 -> stage (kb+1)%2        (then joins the math)
-//   everyone:   wait full[kb%2] (phase kb/2 % 2) -> 4 wgmma -> wait -> promote
+//   everyone:   wait full[kb%2] (parity (kb/2) & 1) -> 4 wgmma -> wait -> promote
 //               __syncthreads(): stage kb%2 is free for the TMA of kb+2
 //
 // What it still leaves on the table: the loads are only one block ahead,

@@ -27,9 +27,9 @@
 // wgmma (wait_group 0) before it could promote and issue the next block,
 // and the tensor cores idled while both warpgroups promoted. Two groups of
 // 48 registers are the same 96, and wait_group 1 leaves one in flight.
-// (Measured on the H200: the tensor pipe busy 82% -> 86% of its cycles, the
-// speed +1% on most shapes; the lesson has the numbers and what ate the
-// rest.)
+// (Measured on the H200: the halves kept the tensor pipe busier and ran a
+// little faster on most shapes; the lesson's log, EXPERIMENTS.md, has the
+// numbers and what ate the rest.)
 //
 // Where it wins: a 192-wide tile makes fewer tiles, and on some shapes they
 // fill the 132 SMs better. 128 x 24576: 192 tiles of 128 x 128 are 1.45

@@ -31,7 +31,8 @@
 // Why a second launch and not one persistent kernel that does both: v6's
 // math warpgroups use 240 registers, the most a 24-register producer
 // leaves them, and in one kernel the schedule's extra state either made
-// ptxas spill or made the whole-tile part 6-9% slower (the lesson, v7).
+// ptxas spill or made the whole-tile part slower (the lesson's log,
+// EXPERIMENTS.md, has the numbers).
 // Here v6's kernel is the same machine code as v6's row, and the second
 // kernel's blocks each do one piece.
 //
