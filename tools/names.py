@@ -6,7 +6,8 @@
 A chapter's registry is its program's --list (the row name is the first
 word of each line; no GPU needed), run from BUILD/bin for every chapter of
 BUILD/course/chapters.tsv. Names are read, per chapter, from
-  - --variant lists in chapters/NN_*/CMakeLists.txt, bench_shapes and the lesson;
+  - --variant lists in chapters/NN_*/CMakeLists.txt, bench_shapes, the lesson and
+    the exercises' READMEs (exercises/NN_*/**/README.md);
   - markers in lessons and code (<!--n:NN:ROW:FIELD-->, {n:NN:ROW:FIELD}), whose
     NN says the chapter;
   - the ROWS of the chapter's figures.py hook.
@@ -16,6 +17,7 @@ STEPS_ONLY_CHAPTERS) is named as not validated; in an unrestricted build a
 ready chapter without its program is an error.
 """
 import ast
+import glob
 import os
 import re
 import subprocess
@@ -87,6 +89,8 @@ def uses(root):
         for name in ("CMakeLists.txt", "bench_shapes", "README.md"):
             if os.path.exists(os.path.join(d, name)):
                 out[os.path.join(d, name)] = variant_uses(os.path.join(d, name), number)
+        for readme in glob.glob(os.path.join(root, "exercises", folder, "**", "README.md"), recursive=True):
+            out[readme] = variant_uses(readme, number)
         if os.path.exists(os.path.join(d, "figures.py")):
             out[os.path.join(d, "figures.py")] = hook_rows(os.path.join(d, "figures.py"), number)
     for path in marks.marked_files(root):
@@ -125,7 +129,7 @@ def main(argv):
     unknown = []
     for path, found in sorted(uses(root).items()):
         rel = os.path.relpath(path, root)
-        for number, line, name in found:
+        for number, line, name in sorted(found, key=lambda x: x[1]):
             if number in names and name not in names[number][1]:
                 unknown.append(f"{rel}:{line}: row '{name}' is not in {names[number][0]} --list")
     for x in unknown:

@@ -18,6 +18,8 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
+import course  # noqa: E402
+import hooks  # noqa: E402
 import lint_numbers  # noqa: E402
 import names  # noqa: E402
 import repo_checks  # noqa: E402
@@ -58,6 +60,29 @@ class NumberLint(unittest.TestCase):
     def test_the_course_passes(self):
         p = subprocess.run([sys.executable, os.path.join(HERE, "lint_numbers.py"), ROOT], capture_output=True, text=True)
         self.assertEqual(p.returncode, 0, p.stdout)
+
+
+class Hooks(unittest.TestCase):
+    def test_every_hook_loads_without_matplotlib(self):
+        # ./tutorial check reads hooks' ROWS with any python3; matplotlib is imported only through `plt`.
+        for c in course.chapters(ROOT):
+            module = hooks.load(ROOT, c.folder)
+            if module is not None:
+                self.assertIsInstance(getattr(module, "ROWS", ()), tuple, c.folder)
+
+    def test_a_hook_lacking_fields_is_one_line(self):
+        class Module:
+            @staticmethod
+            def charts(runs):
+                raise LookupError("the runs state no options")
+        import contextlib
+        import io
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            self.assertIsNone(hooks.call(Module, "charts", "chapters/42_demo/figures.py, H200", {}))
+            self.assertIsNone(hooks.call(None, "charts", "nowhere", {}))
+        self.assertEqual(out.getvalue(), "results: chapters/42_demo/figures.py, H200: charts() left as it was: "
+                                         "the runs state no options\n")
 
 
 class Course(unittest.TestCase):

@@ -27,15 +27,19 @@ def _split(runs):
     if len(default) != 1:
         raise LookupError("no default run (one without a label) among the runs")
     default = default[0]
-    dims = lambda r: tuple(r["options"][x] for x in ("m", "n", "k"))  # noqa: E731
     labelled = [r for r in runs.values() if r.get("label")]
-    return (default, [r for r in labelled if dims(r) != dims(default)],
-            [r for r in labelled if dims(r) == dims(default)])
+    return (default, [r for r in labelled if _dims(r) != _dims(default)],
+            [r for r in labelled if _dims(r) == _dims(default)])
+
+
+def _dims(r):
+    """(M, N, K) of a run: --m and --n at 0 mean --size (the run's "size"), as the program's --help says."""
+    o = r["options"]
+    return (o["m"] or r["size"], o["n"] or r["size"], o["k"])
 
 
 def _shape(r):
-    o = r["options"]
-    return f"{o['m']} x {o['n']} x {o['k']}"
+    return " x ".join(str(x) for x in _dims(r))
 
 
 def shapes(runs):
