@@ -38,7 +38,7 @@ def find_tool(name, given, near):
     found = shutil.which(name) or shutil.which(name, path=os.path.dirname(near))
     if found:
         return found
-    for site in {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}:
+    for site in dict.fromkeys([sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"], *sys.path]):
         hits = sorted(glob.glob(os.path.join(site, "nvidia", "*", "bin", name)))
         if hits:
             return hits[-1]
