@@ -15,7 +15,8 @@ checks:
   - every fenced code block and every table of a page's Markdown source is
     rendered (as many code fragments and tables as the source has);
   - the number markers show their numbers, not themselves: no visible
-    "<!--n:", "{n:" or "<!--src:" text in a page made from Markdown.
+    "<!--n", "{n:" or "<!--src:" text in the prose (code aside) of a page
+    made from Markdown, and no HTML tag shown as text there.
 Prints the counts (pages, images, console errors) and exits 1 on any failure,
 2 on a usage error or when the browser cannot start.
 
@@ -199,11 +200,24 @@ def main(argv):
                     console_errors += 1
                     failures.append(f"{name}: console error: {entry.get('message', '')[:300]}")
             if name in md_pages:
-                text = driver.execute_script("return document.body.innerText;")
-                for marker in ("<!--n:", "{n:", "<!--src:"):
+                # The prose as shown, without code (a page may quote the
+                # marker syntax, or a kernel's banner, in code).
+                text = driver.execute_script("""
+                    const c = document.querySelector('div.contents') || document.body;
+                    const copy = c.cloneNode(true);
+                    copy.querySelectorAll('code, pre, div.fragment').forEach(e => e.remove());
+                    document.body.appendChild(copy);
+                    const t = copy.innerText;
+                    copy.remove();
+                    return t;""")
+                for marker in ("<!--n", "{n:", "<!--src:"):
                     if marker in text:
                         at = text.index(marker)
                         failures.append(f"{name}: a marker shows as text: ...{text[max(0, at - 40):at + 40]!r}...")
+                raw = re.search(r"</?(?:p|tt|table|tr|td|th|div|a|b|em|code|pre)(?: [^<>]*)?>", text)
+                if raw:
+                    at = raw.start()
+                    failures.append(f"{name}: HTML shows as text: ...{text[max(0, at - 40):at + 40]!r}...")
                 fences, tables = markdown_counts(ROOT / md_pages[name])
                 fragments = driver.execute_script("return document.querySelectorAll('div.contents div.fragment').length;")
                 shown_tables = driver.execute_script("return document.querySelectorAll('div.contents table.markdownTable').length;")

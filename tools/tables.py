@@ -31,7 +31,8 @@ def markdown_table(r):
                 f" | {fmt(None if ratio is None else 100 * ratio, 1)} |")
         if peak:
             line += f" {fmt(bound_ms(r, row), 4)} | {fmt(row.get('pct_of_peak') if bound_ms(r, row) else None, 1)} |"
-        lines.append(line + f" {row['verified']} |")
+        verdict = row["verified"] + (f" ({row['skipped']})" if row.get("skipped") else "")
+        lines.append(line + f" {verdict} |")
     if peak:
         lines.append(f"| {peak['label']} peak | - | {fmt(peak['value'], digits)} | - | - | 100.0 | - |")
     met = [g for g in goal_list(r) if g.get("applicable") is not False]

@@ -173,42 +173,39 @@ steps::Row<PeerPair> peer_row(std::string name, std::string what, Role role, boo
 }
 
 steps::GroupPtr peer_group() {
-  const Need two = gpus(2), pair = peer_pair();
-  return gated<PeerPair>({
-      {peer_row("memcpy_peer", "cudaMemcpyPeerAsync GPU 0 -> GPU 1 (the copy engines; the baseline)", Role::baseline,
-                false, [](PeerPair& p, steps::Run& run) { p.memcpy_0_to_1(run.stream()); }),
-       two},
-      {peer_row("memcpy_peer_both_ways", "cudaMemcpyPeerAsync 0 -> 1 and 1 -> 0 at once, two streams",
-                Role::reference, true,
-                [](PeerPair& p, steps::Run& run) {
-                  // Fork before enqueuing: a side stream waits for what the
-                  // primary stream holds when it forks, so forking after the
-                  // first copy would run the two copies one after the other.
-                  const auto side = run.fork(1, 1);
-                  p.memcpy_0_to_1(run.stream());
-                  p.memcpy_1_to_0(side[0]);
-                  run.join();
-                }),
-       two},
-      {peer_row("peer_push", "v1: a copy kernel on GPU 0 stores into GPU 1's memory (remote writes)",
-                Role::reference, false, [](PeerPair& p, steps::Run& run) { p.kernel_copy(0, 0, run.stream()); }),
-       pair},
-      {peer_row("peer_pull", "v1: a copy kernel on GPU 1 loads from GPU 0's memory (remote reads)", Role::reference,
-                false,
-                [](PeerPair& p, steps::Run& run) {
-                  p.kernel_copy(1, 0, run.fork(1, 1)[0]);
-                  run.join();
-                }),
-       pair},
-      {peer_row("peer_push_both_ways", "v1: both GPUs push at once, 0 -> 1 and 1 -> 0", Role::reference, true,
-                [](PeerPair& p, steps::Run& run) {
-                  const auto side = run.fork(1, 1); // before enqueuing (see memcpy_peer_both_ways)
-                  p.kernel_copy(0, 0, run.stream());
-                  p.kernel_copy(1, 1, side[0]);
-                  run.join();
-                }),
-       pair},
-  });
+  const Need pair = peer_pair();
+  return steps::group<PeerPair>({
+      peer_row("memcpy_peer", "cudaMemcpyPeerAsync GPU 0 -> GPU 1 (the copy engines; the baseline)", Role::baseline,
+               false, [](PeerPair& p, steps::Run& run) { p.memcpy_0_to_1(run.stream()); }),
+      peer_row("memcpy_peer_both_ways", "cudaMemcpyPeerAsync 0 -> 1 and 1 -> 0 at once, two streams",
+               Role::reference, true,
+               [](PeerPair& p, steps::Run& run) {
+                 // Fork before enqueuing: a side stream waits for what the
+                 // primary stream holds when it forks, so forking after the
+                 // first copy would run the two copies one after the other.
+                 const auto side = run.fork(1, 1);
+                 p.memcpy_0_to_1(run.stream());
+                 p.memcpy_1_to_0(side[0]);
+                 run.join();
+               }),
+      needing(pair, peer_row("peer_push", "v1: a copy kernel on GPU 0 stores into GPU 1's memory (remote writes)",
+                             Role::reference, false,
+                             [](PeerPair& p, steps::Run& run) { p.kernel_copy(0, 0, run.stream()); })),
+      needing(pair, peer_row("peer_pull", "v1: a copy kernel on GPU 1 loads from GPU 0's memory (remote reads)",
+                             Role::reference, false,
+                             [](PeerPair& p, steps::Run& run) {
+                               p.kernel_copy(1, 0, run.fork(1, 1)[0]);
+                               run.join();
+                             })),
+      needing(pair, peer_row("peer_push_both_ways", "v1: both GPUs push at once, 0 -> 1 and 1 -> 0", Role::reference,
+                             true,
+                             [](PeerPair& p, steps::Run& run) {
+                               const auto side = run.fork(1, 1); // before enqueuing (see memcpy_peer_both_ways)
+                               p.kernel_copy(0, 0, run.stream());
+                               p.kernel_copy(1, 1, side[0]);
+                               run.join();
+                             })),
+  }, group_needing(gpus(2))); // the problem allocates on GPU 1
 }
 
 // ---------------------------------------------------------------------------
@@ -499,17 +496,14 @@ steps::Row<Stencil> stencil_row(std::string name, std::string what, bool banded,
 }
 
 steps::GroupPtr stencil_group() {
-  return gated<Stencil>({
-      {stencil_row("stencil_one_gpu", "v2: the whole grid on the first GPU (the scaling baseline)", false,
-                   [](Stencil& p, steps::Run& run) { p.one_gpu(run); }),
-       {}},
-      {stencil_row("stencil_split", "v2: one band per GPU; each step: pull halo rows, then compute", true,
-                   [](Stencil& p, steps::Run& run) { p.split(run); }),
-       gpus(2)},
-      {stencil_row("stencil_split_overlap",
-                   "v2: + edge rows first, halos sent on a second stream while the interior computes", true,
-                   [](Stencil& p, steps::Run& run) { p.split_overlap(run); }),
-       gpus(2)},
+  return steps::group<Stencil>({
+      stencil_row("stencil_one_gpu", "v2: the whole grid on the first GPU (the scaling baseline)", false,
+                  [](Stencil& p, steps::Run& run) { p.one_gpu(run); }),
+      needing(gpus(2), stencil_row("stencil_split", "v2: one band per GPU; each step: pull halo rows, then compute",
+                                   true, [](Stencil& p, steps::Run& run) { p.split(run); })),
+      needing(gpus(2), stencil_row("stencil_split_overlap",
+                                   "v2: + edge rows first, halos sent on a second stream while the interior computes",
+                                   true, [](Stencil& p, steps::Run& run) { p.split_overlap(run); })),
   });
 }
 
@@ -699,25 +693,22 @@ steps::Row<AllReduce> allreduce_row(std::string name, std::string what,
 }
 
 steps::GroupPtr allreduce_group() {
-  std::vector<Gated<AllReduce>> rows;
+  std::vector<steps::Row<AllReduce>> rows;
 #if STEPS_HAVE_NCCL
-  rows.push_back({allreduce_row("nccl_allreduce", "ncclAllReduce, one process drives all GPUs (ncclCommInitAll, "
-                                                  "ncclGroupStart/End)",
-                                [](AllReduce& p, steps::Run& run) { p.nccl(run); }),
-                  gpus(2)});
+  rows.push_back(allreduce_row("nccl_allreduce", "ncclAllReduce, one process drives all GPUs (ncclCommInitAll, "
+                                                 "ncclGroupStart/End)",
+                               [](AllReduce& p, steps::Run& run) { p.nccl(run); }));
 #endif
-  rows.push_back({allreduce_row("ring_allreduce", "v3: ring by hand: reduce-scatter + all-gather over "
-                                                  "cudaMemcpyPeerAsync and an add kernel",
-                                [](AllReduce& p, steps::Run& run) { p.ring(run); }),
-                  gpus(2)});
-  return gated<AllReduce>(std::move(rows));
+  rows.push_back(allreduce_row("ring_allreduce", "v3: ring by hand: reduce-scatter + all-gather over "
+                                                 "cudaMemcpyPeerAsync and an add kernel",
+                               [](AllReduce& p, steps::Run& run) { p.ring(run); }));
+  return steps::group<AllReduce>(std::move(rows), group_needing(gpus(2)));
 }
 
 // ---------------------------------------------------------------------------
 
 std::vector<steps::GroupPtr> registry() {
-  std::vector<steps::GroupPtr> groups{std::make_shared<Topology>(), peer_group(), stencil_group(),
-                                      allreduce_group()};
+  std::vector<steps::GroupPtr> groups{peer_group(), stencil_group(), allreduce_group()};
 #if STEPS_WITH_EXERCISE
   groups.push_back(yours_group());
 #endif
@@ -764,6 +755,7 @@ steps::ChapterInfo info() {
   i.min_gpus = 1;
   i.max_gpus = 64; // every GPU from --device on
   i.timeout_s = 300;
+  i.before = report_topology; // the GPUs and their links, as notes; peer access on
   i.int_options.push_back({"--width", "W", "columns of the stencil grid", 8192, 1, std::int64_t{1} << 24});
   i.int_options.push_back({"--steps", "K", "stencil steps per run", 8, 1, 1000});
   return i;

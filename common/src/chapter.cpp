@@ -59,7 +59,10 @@ int handle_cli(const ChapterInfo& info, int argc, const char* const* argv, const
       check_json_path(out.json);
     }
   } catch (const UsageError& e) {
-    std::cerr << info.binary << ": error: " << e.what() << " (see --help)\n";
+    // A message that already points somewhere ("(see --list)") gets no second pointer.
+    const std::string what = e.what();
+    std::cerr << info.binary << ": error: " << what << (what.find("(see --") == std::string::npos ? " (see --help)" : "")
+              << "\n";
     return 2;
   }
   if (out.help || out.list) {

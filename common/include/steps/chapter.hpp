@@ -246,6 +246,29 @@ GroupPtr group(std::vector<Row<P>> rows, GroupOptions options = {}) {
   return std::make_shared<detail::Group<P>>(std::move(rows), std::move(options));
 }
 
+/// The vendor's copy as a row named "memcpy", the baseline of the
+/// memory-bound chapters: cudaMemcpyAsync device-to-device of `bytes(p)`
+/// bytes from `src(p)` to `dst(p)` in run.stream(). Work: every byte read
+/// once and written once (2 x bytes). `check` compares the destination with
+/// the source; `reset` (optional) runs before the verification run. Change
+/// anything else on the row it returns (hw_bytes in `work`, `what`).
+template <class P>
+Row<P> memcpy_row(std::string what, std::function<void*(P&)> dst, std::function<const void*(P&)> src,
+                  std::function<std::size_t(const P&)> bytes, std::function<Comparison(P&)> check,
+                  std::function<void(P&)> reset = {}) {
+  Row<P> r;
+  r.name = "memcpy";
+  r.what = std::move(what);
+  r.role = Role::baseline;
+  r.launch = [dst, src, bytes](P& p, Run& run) {
+    CUDA_CHECK(cudaMemcpyAsync(dst(p), src(p), bytes(p), cudaMemcpyDeviceToDevice, run.stream()));
+  };
+  r.work = [bytes](const P& p) { return Work{2.0 * static_cast<double>(bytes(p))}; };
+  r.check = std::move(check);
+  r.reset = std::move(reset);
+  return r;
+}
+
 /// The whole chapter program:
 /// `return steps::run_chapter(argc, argv, info(), {steps::group<P>(rows), ...});`
 /// `info.number`, `.binary` and `.title` default to the manifest's values,
