@@ -19,11 +19,35 @@
 //                      memory through descriptors, into 64 x N FP32 registers;
 //                      asynchronous: commit, then wait.
 //   setmaxnreg (sm_90a) moves registers between warpgroups of a block.
+//
+// A binary built for several architectures compiles each kernel once per
+// architecture. A kernel that uses an instruction some of them lack wraps its
+// body in `#if STEPS_PTX_SM90A` (wgmma, setmaxnreg, TMA, clusters) or
+// `#if STEPS_PTX_FP8_MMA` (FP8 mma.sync, cp.async) ... `#endif`: elsewhere
+// it compiles to an empty kernel, which the program must not launch there
+// (it checks the GPU's compute capability first).
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cstdint>
+
+/// 1 in the device pass for sm_90a (`-gencode arch=compute_90a,code=sm_90a`),
+/// the only one with Hopper's arch-specific instructions; 0 in every other
+/// pass (the host pass included).
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define STEPS_PTX_SM90A 1
+#else
+#define STEPS_PTX_SM90A 0
+#endif
+
+/// 1 in the device passes for sm_89 and later (FP8 mma.sync exists there);
+/// 0 in earlier ones and in the host pass.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
+#define STEPS_PTX_FP8_MMA 1
+#else
+#define STEPS_PTX_FP8_MMA 0
+#endif
 
 namespace steps::ptx {
 
