@@ -103,11 +103,19 @@ steps::Row<P> needs(steps::Row<P> r, std::function<std::string(const P&, const s
   return r;
 }
 
-/// One line on stdout when a cuBLASLt plan has chosen its algorithm: which
-/// of the heuristic's candidates won (0 = its own first choice).
-inline void say_choice(const char* row, const v0::CublasLtFp8& plan) {
-  std::printf("%s: heuristic candidate %d of %d is the fastest of the %d that ran (mean of back-to-back calls; %s)\n",
-              row, plan.chosen(), plan.candidates(), plan.runnable(), v0::lt_version().c_str());
+/// `r` with extra columns.
+template <class P>
+steps::Row<P> with_extras(steps::Row<P> r, std::function<std::vector<steps::Extra>(const P&)> extras) {
+  r.extras = std::move(extras);
+  return r;
+}
+
+/// What a cuBLASLt plan chose, for the row's notes: which of the
+/// heuristic's candidates won (0 = its own first choice).
+inline std::string choice_of(const v0::CublasLtFp8& plan) {
+  return "heuristic candidate " + std::to_string(plan.chosen()) + " of " + std::to_string(plan.candidates()) +
+         " is the fastest of the " + std::to_string(plan.runnable()) + " that ran (mean of back-to-back calls; " +
+         v0::lt_version() + ")";
 }
 
 /// cuBLASLt's per-tensor rows: the per-tensor product (a different, easier
@@ -130,7 +138,7 @@ public:
       plan = std::make_unique<v0::CublasLtFp8>(handle_.get(), m(), n(), k(), fast, v0::LtScales::per_tensor,
                                                operands().sa.data(), operands().sb.data());
       plan->select_algorithm(operands().a.data(), operands().b.data(), 1.0f, d(), stream);
-      say_choice(fast ? kCublasLtPerTensorFast : kCublasLtPerTensor, *plan);
+      say(choice_of(*plan));
       return;
     }
     plan->run(operands().a.data(), operands().b.data(), 1.0f, d(), stream);
@@ -157,7 +165,7 @@ public:
   const v5::Plan& split_plan() {
     if (!split_plan_) {
       split_plan_ = std::make_unique<v5::Plan>(v5::plan(gemm(), stages_));
-      std::printf("split_k: %s\n", split_plan_->describe().c_str());
+      say(split_plan_->describe());
     }
     return *split_plan_;
   }
@@ -171,7 +179,7 @@ public:
   v7::Plan& stream_plan() {
     if (!stream_plan_) {
       stream_plan_ = std::make_unique<v7::Plan>(gemm(), min_saving_);
-      std::printf("stream_k: %s\n", stream_plan_->describe().c_str());
+      say(stream_plan_->describe());
     }
     return *stream_plan_;
   }
@@ -201,7 +209,7 @@ public:
       lt_plan_ = std::make_unique<v0::CublasLtFp8>(lt_handle_.get(), m(), n(), k(), false,
                                                    block ? v0::LtScales::block : v0::LtScales::per_tensor, sa, sb);
       lt_plan_->select_algorithm(operands().a.data(), operands().b.data(), 1.0f, d(), stream);
-      say_choice(kCublasLt, *lt_plan_);
+      say(choice_of(*lt_plan_));
       return;
     }
     lt_plan_->run(operands().a.data(), operands().b.data(), 1.0f, d(), stream);
@@ -258,13 +266,13 @@ std::vector<steps::GroupPtr> registry() {
   };
   std::vector<steps::GroupPtr> groups{
       steps::group<Kernels>({
-          needs<Kernels>(fp8_row<Kernels>(kCublasLt,
+          with_extras<Kernels>(needs<Kernels>(fp8_row<Kernels>(kCublasLt,
                      "v0: cuBLASLt FP8 matmul on these inputs and scales (fine: A 1 x 128 as VEC128_32F, B "
                      "128 x 128 as BLK128x128_32F), default accumulation",
                      Role::baseline, gamma_cublaslt, [](Kernels& p, cudaStream_t s) { p.run_cublaslt(s); }),
                      [](const Kernels& p, const Run& run) {
                        return cublaslt_needs(p.m(), p.n(), p.scaling() == Scaling::fine, run);
-                     }),
+                     }), [](const Kernels& p) { return p.quantization_extras(); }),
           needs<Kernels>(fp8_row<Kernels>(kCublasBf16, "control: cuBLAS BF16 GEMM of the same inputs dequantized to BF16",
                      Role::reference, gamma_bf16_inputs, [](Kernels& p, cudaStream_t s) { p.run_bf16(s); }),
                      [](const Kernels&, const Run& run) {

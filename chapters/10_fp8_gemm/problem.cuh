@@ -185,6 +185,23 @@ public:
     return compare_bf16(got_, expected(), gamma, static_cast<std::size_t>(n_));
   }
 
+  /// A line about the row running now (the plan it chose): fp8_row hands it
+  /// to Run::row_note, so it reaches the table's notes and the JSON.
+  void say(std::string line) { said_.push_back(std::move(line)); }
+  /// The lines said since the last call (and forgets them).
+  std::vector<std::string> take_said() { return std::exchange(said_, {}); }
+
+  /// What quantization costs, as extra columns of the row that shows it: the
+  /// median and 90th percentile of |error| / |exact| of D, in %, for each
+  /// scaling (none when this problem did not measure it).
+  std::vector<steps::Extra> quantization_extras() const {
+    if (!quant_measured_) return {};
+    return {{"quant_p50_%_per_tensor", 100 * quant_error_[0].median, 2},
+            {"quant_p90_%_per_tensor", 100 * quant_error_[0].p90, 2},
+            {"quant_p50_%_fine", 100 * quant_error_[1].median, 2},
+            {"quant_p90_%_fine", 100 * quant_error_[1].p90, 2}};
+  }
+
   /// "`what`; M x N x K = ...; checked against ..." (and what quantization
   /// costs, when measured): the problem line of a group.
   std::string summary(const std::string& what) const {
@@ -256,6 +273,7 @@ private:
   Operands q_;
   steps::GuardedBuffer<std::uint16_t> d_; // BF16 bits; guard zones catch stores outside D
   std::vector<std::pair<int, int>> samples_;
+  std::vector<std::string> said_;   // lines for the running row's notes (say)
   QuantizationError quant_error_[2]; // [per tensor, fine]
   bool quant_measured_ = false;
   bool full_cpu_check_ = false;
@@ -292,7 +310,10 @@ steps::Row<P> fp8_row(std::string name, std::string what, steps::Role role, Gamm
   r.name = std::move(name);
   r.what = std::move(what);
   r.role = role;
-  r.launch = [launch](P& p, steps::Run& run) { launch(p, run.stream()); };
+  r.launch = [launch](P& p, steps::Run& run) {
+    launch(p, run.stream());
+    for (const std::string& line : p.take_said()) run.row_note(line);
+  };
   r.work = [](const P& p) { return p.work(); };
   r.reset = [](P& p) { p.poison(); };
   r.check = [gamma](P& p) { return p.check(gamma(p.k())); };
