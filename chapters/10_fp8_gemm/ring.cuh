@@ -31,6 +31,7 @@ namespace ch10 {
 
 /// Where a role is in the ring of stages: the stage, and the parity of the
 /// lap around the ring (it flips each time the stage index wraps to 0).
+// [snippet ring]
 template <int Stages>
 struct Ring {
   int stage = 0;
@@ -58,6 +59,7 @@ __device__ __forceinline__ void init_ring(std::uint64_t* full, std::uint64_t* em
   }
   __syncthreads();
 }
+// [/snippet ring]
 
 /// Ring depths a kernel with a run-time choice of depth (--stages) is
 /// compiled for.

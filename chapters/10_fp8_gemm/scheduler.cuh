@@ -23,6 +23,7 @@ constexpr int kGroupM = 12;
 
 /// The tile that work item t covers: its row tm and column tn in the
 /// tiles_m x tiles_n grid of tiles, any tile shape.
+// [snippet tile_index]
 __device__ __forceinline__ void tile_index(int t, int tiles_m, int tiles_n, int& tm, int& tn) {
   const int per_group = kGroupM * tiles_n;
   const int first_m = (t / per_group) * kGroupM;
@@ -31,6 +32,7 @@ __device__ __forceinline__ void tile_index(int t, int tiles_m, int tiles_n, int&
   tm = first_m + r % rows;
   tn = r / rows;
 }
+// [/snippet tile_index]
 
 /// The same, as the first row m0 and column n0 of D of a BlockM x BlockN tile.
 template <int BlockM, int BlockN>

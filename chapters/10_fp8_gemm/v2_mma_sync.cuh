@@ -161,6 +161,7 @@ __global__ void __launch_bounds__(kThreads, 1) fp8_gemm_mma_sync(Fp8Gemm p) {
     // Promotion: scale the block's sums and add them in FP32. The scales of
     // this K block: the tile's B block, and rows g and g + 8 of each mma tile
     // (0 for rows past M, whose partial sums are 0 anyway).
+    // [snippet promote]
     const float sb = p.sb.at(n0, kb);
 #pragma unroll
     for (int mi = 0; mi < kMmaM; ++mi)
@@ -174,6 +175,7 @@ __global__ void __launch_bounds__(kThreads, 1) fp8_gemm_mma_sync(Fp8Gemm p) {
           total[mi][ni][2 * h + 1] += s * partial[mi][ni][2 * h + 1]; // column 2t + 1
         }
       }
+    // [/snippet promote]
 
     __syncthreads(); // everyone is done with this stage before the next iteration refills it
   }

@@ -118,6 +118,7 @@ __device__ __forceinline__ void issue_k_block(float (&partial)[kAccum], const st
 
 /// total += sA(row) * sB * partial for the thread's two rows. Call after
 /// the block's wgmma_wait.
+// [snippet promote]
 __device__ __forceinline__ void promote(float (&total)[kAccum], float (&partial)[kAccum], BlockScales sc) {
   fence_operands(partial);
   // Keeps the scale products here: the compiler would otherwise hoist them
@@ -133,6 +134,7 @@ __device__ __forceinline__ void promote(float (&total)[kAccum], float (&partial)
     total[i + 3] = fmaf(s1, partial[i + 3], total[i + 3]);
   }
 }
+// [/snippet promote]
 
 /// Writes the thread's 64 values of `total` to D as BF16 (checked at the
 /// edges of D).

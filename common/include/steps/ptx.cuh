@@ -242,10 +242,12 @@ __device__ __forceinline__ void tma_prefetch_map(const void* map) {
 /// every 8 rows = 1024 B, and the descriptor's base-offset bits stay 0). To
 /// step along K inside the 128-byte rows, add the byte offset (32 per k32
 /// step) to `tile`: the hardware applies the swizzle to the final address.
+// [snippet wgmma_desc]
 __device__ __forceinline__ std::uint64_t wgmma_desc_sw128(const void* tile) {
   const std::uint64_t addr = smem_addr(tile);
   return ((addr & 0x3FFFF) >> 4) | (std::uint64_t{1024 >> 4} << 32) | (std::uint64_t{1} << 62);
 }
+// [/snippet wgmma_desc]
 /// The same descriptor split in two: its low word (the start address >> 4)
 /// and its high word, the same for every such tile. A kernel that computes
 /// the low word once and steps it (+ bytes / 16) issues one integer add per
