@@ -1,6 +1,6 @@
 // Exercise 10, part 2: the mbarrier ring of a warp-specialized kernel.
 //
-// Read chapters/10_fp8_gemm/v4_warp_specialized.cuh (Ring, full[]/empty[])
+// Read chapters/10_fp8_gemm/ring.cuh and producer.cuh (Ring, full[]/empty[])
 // first, then exercises/10_fp8_gemm/ring/README.md.
 // Grade with: ./tutorial grade 10 ring     Hints: ./tutorial hint 10 ring
 //
