@@ -15,8 +15,10 @@
 //      cudaMallocAsync and its cudaFreeAsync, each chunk's data flowing
 //      input copy -> kernel -> output copy, every forked stream joined back,
 //      and with 2+ streams, consecutive chunks free to overlap;
-//   3. RUNS it twice and checks every output element exactly, that nothing
-//      past n was written and that the input did not change.
+//   3. RUNS it twice, each time on a non-blocking origin with work still
+//      pending ahead of the call (the grader's, which finishes writing the
+//      input), and checks every output element exactly, that nothing past n
+//      was written and that the input did not change.
 #include "graph_check.hpp"
 #include "pipeline.hpp"
 
@@ -29,6 +31,7 @@
 #include "steps/random.hpp"
 #include "steps/timing.hpp"
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <map>
@@ -225,17 +228,24 @@ std::string run_shape(const Shape& s, std::uint64_t seed) {
   steps::fill_uniform(x.data(), capacity, seed);
   std::memcpy(p.input(), x.data(), capacity * sizeof(float));
   std::memset(p.output(), 0xFF, capacity * sizeof(float));
-  steps::Stream origin(cudaStreamNonBlocking);
 
   // 2. The recorded graph.
-  if (std::string bad = record(p, s, origin); !bad.empty()) return bad;
+  {
+    steps::Stream origin(cudaStreamNonBlocking);
+    if (std::string bad = record(p, s, origin); !bad.empty()) return bad;
+  }
 
-  // 3. Two real runs.
+  // 3. Two real runs, each on a non-blocking origin with work still pending
+  //    ahead of the call (the grader's, which finishes writing the input):
+  //    work not ordered after origin's reads the input before it is ready.
   const std::size_t len = s.n ? (s.n + static_cast<std::size_t>(s.chunks) - 1) / static_cast<std::size_t>(s.chunks) : 1;
   for (int round = 1; round <= 2; ++round) {
     std::memset(p.output(), 0xFF, capacity * sizeof(float));
+    steps::grade::BusyStream origin;
+    origin.restores(p.input(), capacity * sizeof(float));
+    origin.start();
     p.run(s.n, s.chunks, origin);
-    origin.synchronize();
+    origin.finish();
     const float* out = p.output();
     for (std::size_t i = 0; i < s.n; ++i) {
       const float want = ex08::process_reference(x[i]);
@@ -248,6 +258,10 @@ std::string run_shape(const Shape& s, std::uint64_t seed) {
       if (is_poison(out[i]))
         os << "never written (it still holds the grader's NaN): was chunk " << c << " copied back, and did origin "
            << "wait for its stream before run() returned?";
+      else if (std::fabs(out[i]) > 5)
+        os << "computed from input that was not ready yet: origin had work pending ahead of your run() (the "
+              "grader's, which finishes writing the input), and chunk " << c << "'s copy did not wait for it. "
+              "Every stream you use must wait for an event recorded in origin (the fork) before its first copy.";
       else
         os << "a value from another element or another chunk: check the chunk's offset on the host and which "
               "device buffer its kernel reads.";
