@@ -10,10 +10,20 @@
 set(STEPS_DEFAULT_CUDA_ARCHITECTURES "75-real;80-real;90"
     CACHE STRING "Architectures used when none is given and no GPU is found")
 
+# A value this file chose on an earlier configure (detected, the default
+# list, or CUDAARCHS) is not the user's: it is chosen again each time, so a
+# GPU change, or an option taken out of the command line, is seen.
+if(DEFINED STEPS_ARCH_CHOSEN AND "${CMAKE_CUDA_ARCHITECTURES}" STREQUAL "${STEPS_ARCH_CHOSEN}")
+  unset(CMAKE_CUDA_ARCHITECTURES CACHE)
+  unset(CMAKE_CUDA_ARCHITECTURES)
+endif()
+unset(STEPS_ARCH_CHOSEN CACHE)
+
 if(DEFINED CMAKE_CUDA_ARCHITECTURES AND NOT CMAKE_CUDA_ARCHITECTURES STREQUAL "")
   set(STEPS_ARCH_SOURCE "given by you")
 elseif(DEFINED ENV{CUDAARCHS})
   set(STEPS_ARCH_SOURCE "from the CUDAARCHS environment variable")
+  set(STEPS_ARCH_CHOSEN "$ENV{CUDAARCHS}" CACHE INTERNAL "CUDA architectures this file chose")
 else()
   find_program(STEPS_NVIDIA_SMI nvidia-smi)
   set(_steps_found "")
@@ -40,6 +50,7 @@ else()
     set(CMAKE_CUDA_ARCHITECTURES "${STEPS_DEFAULT_CUDA_ARCHITECTURES}" CACHE STRING "CUDA architectures")
     set(STEPS_ARCH_SOURCE "default list (no GPU found)")
   endif()
+  set(STEPS_ARCH_CHOSEN "${CMAKE_CUDA_ARCHITECTURES}" CACHE INTERNAL "CUDA architectures this file chose")
 endif()
 
 function(steps_report_architectures)

@@ -3,7 +3,8 @@
 # code never sees the difference. Nothing is downloaded.
 
 set(STEPS_HAVE_CATCH2 OFF)
-if(STEPS_BUILD_TESTS)
+set(_steps_catch2 "off")
+if(STEPS_BUILD_TESTS AND BUILD_TESTING)
   find_package(Catch2 3 QUIET CONFIG)
   if(NOT Catch2_FOUND)
     find_package(Catch2 2 QUIET CONFIG)
@@ -11,9 +12,14 @@ if(STEPS_BUILD_TESTS)
   if(Catch2_FOUND)
     string(REGEX MATCH "^[0-9]+" STEPS_CATCH2_MAJOR "${Catch2_VERSION}")
     set(STEPS_HAVE_CATCH2 ON)
+    set(_steps_catch2 "found ${Catch2_VERSION}")
     message(STATUS "cuda-steps: Catch2 ${Catch2_VERSION} found")
   else()
-    message(WARNING "cuda-steps: Catch2 (v3 or v2) not found: tests and graders are not built. "
-                    "Install it (Debian/Ubuntu: apt-get install catch2).")
+    set(_steps_catch2 "missing")
+    message(WARNING "cuda-steps: Catch2 (v3 or v2) not found: the graders, mutants and unit tests are not built "
+                    "(the chapters are). Install it (Debian/Ubuntu: apt-get install catch2).")
   endif()
 endif()
+# For ./tutorial: "found <version>", "missing" (it says so after `test` and
+# configures again when a grading command runs), or "off" (no tests asked for).
+set(STEPS_CATCH2 "${_steps_catch2}" CACHE INTERNAL "Catch2 as the last configure found it")

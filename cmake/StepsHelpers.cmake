@@ -29,11 +29,21 @@
 #   steps_test(<name> <labels> <mode> <args...>)
 #       A test through cmake/steps_run_test.sh (modes: exit, reject, sanitize).
 #
-# Test labels (see DESIGN.md, "Tests"):
+# Test labels (ctest -L): every test carries at least one.
 #   host     runs anywhere              gpu       needs a GPU (exit 77 = skipped)
 #   solution reference solutions        grade     your exercises
 #   mutants  graders reject broken code sanitize  compute-sanitizer tools
 #   profile  Nsight Compute metrics     multigpu  needs several GPUs
+# `./tutorial test` runs all but grade (the results of the reference code and
+# the course's own checks: green on a correct clone); your grades run through
+# ./tutorial grade and ./tutorial progress. Timing never decides a test.
+#
+# The build manifests, for ./tutorial and tools/check.sh: STEPS_MANIFEST_DIR
+# holds chapters.tsv and exercises.tsv, tab-separated, whose first line names
+# the columns (readers look columns up by that name; columns may be appended,
+# never renamed). The top-level CMakeLists.txt writes the header lines.
+set(STEPS_CHAPTERS_COLUMNS number folder binary)
+set(STEPS_EXERCISES_COLUMNS number id name grader solution kind readme learner graders filter probe huge)
 
 set(STEPS_TEST_RUNNER ${CMAKE_CURRENT_LIST_DIR}/steps_run_test.sh)
 set(STEPS_SANITIZER_TOOLS memcheck racecheck initcheck synccheck)
@@ -299,6 +309,11 @@ function(steps_add_exercise)
   file(RELATIVE_PATH rel ${PROJECT_SOURCE_DIR}/exercises ${ex_dir})
   set(solution_dir ${PROJECT_SOURCE_DIR}/solutions/${rel})
   if(EX_ID)
+    # The layout is the contract (./tutorial hint reads it without a
+    # configure): exercise <ID> lives in exercises/NN_topic/<ID>/.
+    if(NOT rel STREQUAL "${slug}/${EX_ID}")
+      message(FATAL_ERROR "cuda-steps: exercise ID '${EX_ID}' must live in exercises/${slug}/${EX_ID}/ (it is in exercises/${rel})")
+    endif()
     set(id ${EX_ID})
     set(name ${slug}_${EX_ID})
   else()
@@ -356,8 +371,9 @@ function(steps_add_exercise)
   if(EX_HUGE)
     set(huge yes)
   endif()
-  # number, id, name, grader target, solution target, host|gpu, README,
-  # learner library, graders built, sanitizer filter, probe, has [.huge] cases
+  # In the order of STEPS_EXERCISES_COLUMNS: number, id, name, grader
+  # target, solution target, host|gpu, README, learner library, graders built
+  # (yes|no), sanitizer filter, probe, has [.huge] cases (yes|no).
   file(APPEND ${STEPS_MANIFEST_DIR}/exercises.tsv
     "${number}\t${id}\t${name}\tgrade_${name}\tsolution_${name}\t${kind}\t${readme_rel}\t${learner}\t${graders}\t${filter}\t${probe_path}\t${huge}\n")
 
@@ -469,6 +485,11 @@ function(steps_add_profile_test name)
     list(APPEND args --expect ${e})
   endforeach()
   list(POP_FRONT P_COMMAND target)
+  # A grader, solution or mutant exists only where Catch2 was found: without
+  # it, the profile tests on them are left out with the graders.
+  if(NOT STEPS_HAVE_CATCH2 AND NOT TARGET ${target} AND target MATCHES "^(grade|solution|mutant)_")
+    return()
+  endif()
   if(target MATCHES "^ch[0-9][0-9]_")
     list(APPEND P_COMMAND --iters 1 --warmup 0 --no-verify)
   endif()

@@ -2,11 +2,15 @@
 # Course consistency check (./tutorial check), like rustlings' dev check.
 #
 # Reads the course manifest (course.tsv) and what the build configured
-# (<build>/course/*.tsv). Without a GPU: every ready chapter has its lesson
-# headings, program and build file, no assert(), no unfilled MEASURE(...)
-# placeholder, and lesson results blocks and marked numbers (in lessons and
-# kernel banners: tools/results.py, "Marked numbers") equal to what
-# docs/results gives;
+# (<build>/course/*.tsv, columns looked up by the names of their header
+# line). Without a GPU: every ready chapter has its lesson headings, program
+# and build file, no assert(), no unfilled MEASURE(...) placeholder, lesson
+# results blocks and marked numbers (in lessons and kernel banners:
+# tools/marks.py) equal to what docs/results gives, results and a chart;
+# no measurement-looking number without a source (tools/lint_numbers.py);
+# nothing links outside the repository and the README course map agrees with
+# course.tsv (tools/repo_checks.py); every row name used outside a chapter's
+# registry is in it, and tools/ names no chapter or row (tools/names.py);
 # every exercise (a folder with a grade_*.cpp) has TODOs, a README with task
 # and escalating hints, a grader, a solution mirroring each source file (with
 # no TODO left) and at least four mutants, which must apply to the solution
@@ -27,8 +31,10 @@ headings=("What you will learn" "The idea" "The code, version by version" "Measu
 mapfile -t course < <(grep -v '^#' course.tsv | grep -v '^$')
 
 echo "Chapters (course.tsv):"
+declare -A status_of=()
 for line in "${course[@]}"; do
   IFS=$'\t' read -r num folder status title <<<"$line"
+  status_of[$folder]=$status
   d="chapters/$folder/"
   case "$status" in
     planned) echo "  skip  $num $title (planned)"; [ -d "$d" ] && bad "$folder: planned, but chapters/$folder exists"; continue ;;
@@ -57,7 +63,15 @@ else
   bad "lesson code excerpts differ from their sources:"; python3 tools/snippets.py render --check "$ROOT" | sed 's/^/        /'
 fi
 
-is_ready() { grep -qP "^[0-9]+\t$1\tready\t" course.tsv; }
+echo "Numbers in lessons and code banners (tools/lint_numbers.py):"
+python3 tools/lint_numbers.py "$ROOT"; rc=$?
+[ $rc -eq 0 ] || bad "measurement-looking numbers without a marker or a source (listed above)"
+
+echo "Repository (tools/repo_checks.py):"
+python3 tools/repo_checks.py "$ROOT"; rc=$?
+[ $rc -eq 0 ] || bad "repository checks (listed above)"
+
+is_ready() { [ "${status_of[$1]:-}" = ready ]; }
 
 echo "Exercises:"
 for grader in exercises/[0-9][0-9]_*/grade_*.cpp exercises/[0-9][0-9]_*/*/grade_*.cpp; do
@@ -95,12 +109,29 @@ fi
 if cmake --build "$BUILD" -j "${STEPS_JOBS:-$(nproc)}" >"$BUILD/check-build.log" 2>&1; then ok "configured and built"
 else bad "build failed (log: $BUILD/check-build.log)"; fi
 
+echo "Row names (tools/names.py: each chapter program's --list is its registry):"
+python3 tools/names.py "$ROOT" "$BUILD"; rc=$?
+[ $rc -eq 0 ] || bad "row names (listed above)"
+
 echo "Graders (stubs must fail with a message, solutions must pass):"
 have_gpu=0
 probe_out=$("$BUILD/bin/steps_gpu_probe" 2>&1) && have_gpu=1
 [ $have_gpu -eq 1 ] || echo "  note  no GPU ($probe_out): only the CPU-graded exercises are run"
-while IFS=$'\t' read -r n id name grader solution kind readme learner graders filter probe huge; do
-  [ -n "$n" ] || continue
+# exercises.tsv: the first line names the columns; they are looked up by name.
+manifest="$BUILD/course/exercises.tsv"
+declare -A col=()
+header=()
+[ -f "$manifest" ] && IFS=$'\t' read -r -a header < "$manifest"
+for i in "${!header[@]}"; do col[${header[$i]}]=$i; done
+for c in name grader solution kind graders; do
+  [ -n "${col[$c]:-}" ] || { bad "$manifest: its header line names no column '$c' (reconfigure: cmake -S . -B $BUILD)"; break; }
+done
+[ -n "${col[name]:-}" ] && [ -n "${col[graders]:-}" ] && [ -n "${col[kind]:-}" ] && [ -n "${col[grader]:-}" ] \
+  && [ -n "${col[solution]:-}" ] || manifest=/dev/null
+while IFS=$'\t' read -r -a f; do
+  [ ${#f[@]} -gt 0 ] || continue
+  name=${f[${col[name]}]} grader=${f[${col[grader]}]} solution=${f[${col[solution]}]}
+  kind=${f[${col[kind]}]} graders=${f[${col[graders]}]}
   if [ "$graders" != yes ]; then bad "$name: graders not built (Catch2 missing?)"; continue; fi
   if [ "$kind" = gpu ] && [ $have_gpu -eq 0 ]; then echo "  skip  $name (needs a GPU)"; continue; fi
   cmake --build "$BUILD" --target "$grader" >/dev/null 2>&1 || { bad "$name: the stub does not compile"; continue; }
@@ -114,7 +145,7 @@ while IFS=$'\t' read -r n id name grader solution kind readme learner graders fi
   if out=$("$BUILD/graders/$solution" 2>&1); then
     ok "$name: the solution passes ($(grep -oE '[0-9]+ assertions? in [0-9]+ test cases?' <<<"$out" | head -n1))"
   else bad "$name: the solution FAILS its grader"; fi
-done < "$BUILD/course/exercises.tsv"
+done < <(tail -n +2 "$manifest")
 
 echo
 if [ $errors -eq 0 ]; then echo "check: all consistent"; exit 0; fi

@@ -5,7 +5,7 @@
       --measure v2_req=add_grid_stride:l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum \
       --var n=16777216 \
       --expect "3.9 < v2_req / v3_req < 4.1" \
-      -- ch01_vector_add --size 16M --variant grid_stride,float4 --iters 1 --warmup 0 --no-verify
+      -- chNN_topic --size 16M --variant v2_row,v3_row --iters 1 --warmup 0 --no-verify
 
 Each --measure NAME=KERNEL_REGEX:METRIC (a full ncu metric name or one of the
 ALIASES below) profiles the first launch of a kernel

@@ -9,8 +9,8 @@ A source marks a region:
 
 and a lesson asks for it (an empty block the first time):
 
-    <!-- code:chapters/03_tiling/v3_tiled.cuh#NAME:begin -->
-    <!-- code:chapters/03_tiling/v3_tiled.cuh#NAME:end -->
+    <!-- code:chapters/NN_topic/v3_name.cuh#NAME:begin -->
+    <!-- code:chapters/NN_topic/v3_name.cuh#NAME:end -->
 
   snippets.py render ROOT           writes each region, dedented, into its
                                     lesson blocks (a ```cuda fence); marker

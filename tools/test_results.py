@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Host test of tools/results.py's marked numbers (no GPU, standard library only).
 
-  python3 tools/test_results.py          (exit 0: all pass)
+  python3 tools/test_results.py          (exit 0: all pass; runs tools/test_checks.py's tests too)
 
 Builds a small course in a temporary folder (course.tsv, one results file, one
 lesson and one kernel file with markers) and checks that `render` writes the
@@ -21,6 +21,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 import results  # noqa: E402
+from test_checks import Course, Hooks, NumberLint  # noqa: E402,F401  (the checks' tests run with these)
 
 
 def read(path):
@@ -28,14 +29,14 @@ def read(path):
         return f.read()
 
 RUN = {
-    "schema": 2, "chapter": "01", "binary": "ch01_demo", "title": "Demo", "date": "2026-11-30T00:00:00Z",
+    "schema": 2, "chapter": "42", "binary": "ch42_demo", "title": "Demo", "date": "2026-11-30T00:00:00Z",
     "gpu": {"name": "NVIDIA H200", "sms": 132}, "problem": "demo", "iters": 5, "metric": "GB/s",
     "peak": {"label": "DRAM", "value": 4000.0, "unit": "GB/s", "how": "test"},
-    "baseline": "memcpy", "best": "fast",
-    "goals": [{"numerator_row": "fast", "denominator": "memcpy", "threshold": 0.9, "text": ">= 0.90x memcpy",
+    "baseline": "vendor_copy", "best": "fast",
+    "goals": [{"numerator_row": "fast", "denominator": "vendor_copy", "threshold": 0.9, "text": ">= 0.90x vendor_copy",
                "ratio": 0.975, "met": True}],
     "rows": [
-        {"name": "memcpy", "role": "baseline", "problem": 0, "bytes": 2_000_000_000, "flops": 0, "hw_bytes": 0,
+        {"name": "vendor_copy", "role": "baseline", "problem": 0, "bytes": 2_000_000_000, "flops": 0, "hw_bytes": 0,
          "median_ms": 0.5, "value": 4000.0, "ratio_to_baseline": 1.0, "pct_of_peak": 100.0, "speedup": None,
          "verified": "yes"},
         {"name": "slow", "role": "version", "problem": 0, "bytes": 3_000_000_000, "flops": 0,
@@ -51,13 +52,13 @@ SHAPE = dict(RUN, label="2^22 floats (16 MiB)",
 
 LESSON = """# Demo
 
-v2 reaches <!--n:01:fast:gbps-->0 GB/s, <!--n:01:fast:base-->0x memcpy
-and <!--n:01:fast:value/01:slow:value-->0x v1; at the small shape <!--n:01@2^22:fast:base|.3f-->0x.
-Peak <!--n:01:peak|,.0f-->0 GB/s, goal <!--n:01:goal|.3f-->0x, <!--n:01:slow:x.occ_%-->0% occupancy.
+v2 reaches <!--n:42:fast:gbps-->0 GB/s, <!--n:42:fast:base-->0x vendor_copy
+and <!--n:42:fast:value/42:slow:value-->0x v1; at the small shape <!--n:42@2^22:fast:base|.3f-->0x.
+Peak <!--n:42:peak|,.0f-->0 GB/s, goal <!--n:42:goal|.3f-->0x, <!--n:42:slow:x.occ_%-->0% occupancy.
 """
-KERNEL = """// Demo kernel: 0 GB/s {n:01:fast:gbps} on the H200, 0.0x {n:01:fast:base} memcpy,
-// and 0 GB/s {n:01:slow:moved} moved.
-int code_line = 1;  // 0 GB/s {n:01:fast:gbps}: only the comment is rewritten
+KERNEL = """// Demo kernel: 0 GB/s {n:42:fast:gbps} on the H200, 0.0x {n:42:fast:base} vendor_copy,
+// and 0 GB/s {n:42:slow:moved} moved.
+int code_line = 1;  // 0 GB/s {n:42:fast:gbps}: only the comment is rewritten
 """
 
 
@@ -65,14 +66,14 @@ class Marks(unittest.TestCase):
     def setUp(self):
         self.dir = tempfile.mkdtemp(prefix="steps_results_")
         os.makedirs(os.path.join(self.dir, "docs", "results"))
-        os.makedirs(os.path.join(self.dir, "chapters", "01_demo"))
+        os.makedirs(os.path.join(self.dir, "chapters", "42_demo"))
         with open(os.path.join(self.dir, "course.tsv"), "w") as f:
-            f.write("# number\tfolder\tstatus\ttitle\n01\t01_demo\tready\tDemo\n")
+            f.write("# number\tfolder\tstatus\ttitle\n42\t42_demo\tready\tDemo\n")
         with open(os.path.join(self.dir, "docs", "results", "H200.json"), "w") as f:
             json.dump({"gpu": RUN["gpu"], "gpu_count": 1,
-                       "chapters": {"01": RUN, "01@2^22 floats (16 MiB)": SHAPE}}, f)
-        self.lesson = os.path.join(self.dir, "chapters", "01_demo", "README.md")
-        self.kernel = os.path.join(self.dir, "chapters", "01_demo", "v1_demo.cuh")
+                       "chapters": {"42": RUN, "42@2^22 floats (16 MiB)": SHAPE}}, f)
+        self.lesson = os.path.join(self.dir, "chapters", "42_demo", "README.md")
+        self.kernel = os.path.join(self.dir, "chapters", "42_demo", "v1_demo.cuh")
         with open(self.lesson, "w") as f:
             f.write(LESSON)
         with open(self.kernel, "w") as f:
@@ -88,16 +89,16 @@ class Marks(unittest.TestCase):
     def test_expressions(self):
         r = results.Results(self.dir)
         cases = {
-            "01:fast:gbps": "3900", "01:fast:base": "0.97", "01:fast:pbase": "97.5", "01:fast:peak": "97.5",
-            "01:fast:ms": "0.77", "01:fast:ms|.4f": "0.7692", "01:slow:moved": "4000", "01:fast:bound": "0.7500",
-            "01:fast:value/01:slow:value": "1.95", "(1 - 01:slow:value/01:fast:value)*100|.0f": "49",
-            "01:peak": "4000", "01:goal": "0.97", "01:goal.fast|.3f": "0.975", "01:gpu.sms": "132",
-            "01@2^22:fast:base": "1.50", "H200/01:fast:speedup": "1.95", "01:slow:x.occ_%": "12.5", "01:slow:x.KiB~SM": "48",
+            "42:fast:gbps": "3900", "42:fast:base": "0.97", "42:fast:pbase": "97.5", "42:fast:peak": "97.5",
+            "42:fast:ms": "0.77", "42:fast:ms|.4f": "0.7692", "42:slow:moved": "4000", "42:fast:bound": "0.7500",
+            "42:fast:value/42:slow:value": "1.95", "(1 - 42:slow:value/42:fast:value)*100|.0f": "49",
+            "42:peak": "4000", "42:goal": "0.97", "42:goal.fast|.3f": "0.975", "42:gpu.sms": "132",
+            "42@2^22:fast:base": "1.50", "H200/42:fast:speedup": "1.95", "42:slow:x.occ_%": "12.5", "42:slow:x.KiB~SM": "48",
         }
         for expr, want in cases.items():
             self.assertEqual(results.evaluate(r, expr)[1], want, expr)
-        for bad in ("01:nope:gbps", "01:fast:nope", "02:fast:gbps", "01:fast:gbps +", "01:fast:gbps|q",
-                    "01@9:fast:gbps", "01:slow:x.regs"):
+        for bad in ("42:nope:gbps", "42:fast:nope", "43:fast:gbps", "42:fast:gbps +", "42:fast:gbps|q",
+                    "42@9:fast:gbps", "42:slow:x.regs"):
             with self.assertRaises(results.MarkError, msg=bad):
                 results.evaluate(r, bad)
 
@@ -113,13 +114,13 @@ class Marks(unittest.TestCase):
         rc, out = self.run_tool("render", self.dir)
         self.assertEqual(rc, 0, out)
         text = read(self.lesson)
-        self.assertIn("<!--n:01:fast:gbps-->3900 GB/s", text)
-        self.assertIn("<!--n:01@2^22:fast:base|.3f-->1.500x", text)
-        self.assertIn("<!--n:01:peak|,.0f-->4,000 GB/s", text)
+        self.assertIn("<!--n:42:fast:gbps-->3900 GB/s", text)
+        self.assertIn("<!--n:42@2^22:fast:base|.3f-->1.500x", text)
+        self.assertIn("<!--n:42:peak|,.0f-->4,000 GB/s", text)
         code = read(self.kernel)
-        self.assertIn("// Demo kernel: 3900 GB/s {n:01:fast:gbps} on the H200, 0.97x {n:01:fast:base} memcpy,", code)
-        self.assertIn("// and 4000 GB/s {n:01:slow:moved} moved.", code)
-        self.assertIn("int code_line = 1;  // 3900 GB/s {n:01:fast:gbps}: only", code)  # code is never rewritten
+        self.assertIn("// Demo kernel: 3900 GB/s {n:42:fast:gbps} on the H200, 0.97x {n:42:fast:base} vendor_copy,", code)
+        self.assertIn("// and 4000 GB/s {n:42:slow:moved} moved.", code)
+        self.assertIn("int code_line = 1;  // 3900 GB/s {n:42:fast:gbps}: only", code)  # code is never rewritten
         rc, out = self.run_tool("render", "--check", self.dir)
         self.assertEqual((rc, out), (0, ""))
 
@@ -131,26 +132,26 @@ class Marks(unittest.TestCase):
         rc, out = self.run_tool("render", "--check", self.dir)
         self.assertEqual(rc, 1)
         lines = [x for x in out.splitlines() if not x.startswith("results:")]
-        self.assertEqual(lines, ["chapters/01_demo/README.md:3: marker {n:01:fast:gbps}: the text says '3912', "
+        self.assertEqual(lines, ["chapters/42_demo/README.md:3: marker {n:42:fast:gbps}: the text says '3912', "
                                  "the results give '3900'"])
 
     def test_unresolvable_marker_fails_render(self):
         with open(self.kernel, "a") as f:
-            f.write("// 12 GB/s {n:01:missing_row:gbps}\n")
+            f.write("// 12 GB/s {n:42:missing_row:gbps}\n")
         rc, out = self.run_tool("render", self.dir)
         self.assertEqual(rc, 1)
-        self.assertIn("v1_demo.cuh:4: marker {n:01:missing_row:gbps}: no row 'missing_row' in run 01", out)
+        self.assertIn("v1_demo.cuh:4: marker {n:42:missing_row:gbps}: no row 'missing_row' in run 42", out)
 
     def test_marker_after_emphasis_is_refused(self):
         with open(self.lesson, "a") as f:
-            f.write("**<!--n:01:fast:gbps-->3900 GB/s** in bold\n")
+            f.write("**<!--n:42:fast:gbps-->3900 GB/s** in bold\n")
         rc, out = self.run_tool("render", "--check", self.dir)
         self.assertEqual(rc, 1)
         self.assertIn("a marker right after '*'", out)
 
     def test_marker_at_line_start_is_refused(self):
         with open(self.lesson, "a") as f:
-            f.write("a paragraph that goes on\n<!--n:01:fast:gbps-->3900 GB/s on the next line\n")
+            f.write("a paragraph that goes on\n<!--n:42:fast:gbps-->3900 GB/s on the next line\n")
         rc, out = self.run_tool("render", "--check", self.dir)
         self.assertEqual(rc, 1)
         self.assertIn("README.md:7: a marker at the start of a line", out)

@@ -8,7 +8,7 @@
 //
 // The chain is a random cycle (Sattolo's algorithm) through slots 128 bytes
 // apart, so that no two loads share a cache line, and spans --chase-mib MiB
-// (default 512, about 8x the H200's L2): what the loads find in the L1 and
+// (default 512, about 9x {n:512*1048576/01:gpu.l2_bytes|.0f} the H200's L2): what the loads find in the L1 and
 // the L2 is only what the chase itself left there, and each run continues
 // the cycle where the previous one stopped, so no slot is visited twice in
 // the first (slots / 10000) runs (419 runs at 512 MiB; the default run is

@@ -106,46 +106,26 @@ Row add_row(std::string name, std::string what, steps::Role role, std::function<
   return r;
 }
 
+/// The baseline: the vendor's copy of one array (a into c: 8 bytes per element).
 Row memcpy_row() {
-  Row r;
-  r.name = "memcpy";
-  r.what = "cudaMemcpy device-to-device of one array (the vendor's copy)";
-  r.role = steps::Role::baseline;
-  r.launch = [](VectorAdd& p, steps::Run& run) {
-    CUDA_CHECK(cudaMemcpyAsync(p.c(), p.a(), p.n() * sizeof(float), cudaMemcpyDeviceToDevice, run.stream()));
-  };
-  r.work = [](const VectorAdd& p) { return steps::Work{8.0 * static_cast<double>(p.n())}; }; // read a, write c
-  r.reset = [](VectorAdd& p) { p.poison(); };
-  r.check = [](VectorAdd& p) { return p.check_copy(); };
-  return r;
+  return steps::memcpy_row<VectorAdd>(
+      "cudaMemcpy device-to-device of one array (the vendor's copy)", [](VectorAdd& p) { return p.c(); },
+      [](VectorAdd& p) { return p.a(); }, [](const VectorAdd& p) { return p.n() * sizeof(float); },
+      [](VectorAdd& p) { return p.check_copy(); }, [](VectorAdd& p) { p.poison(); });
 }
 
-/// A group that runs only when asked for: with `flag`, or when --variant
-/// names one of its rows. The Little's-law rows take a few seconds and are
-/// not part of the chapter's default table; `./tutorial bench` runs them as
-/// a shape of their own (bench_shapes).
-class OnRequest final : public steps::GroupBase {
-public:
-  OnRequest(steps::GroupPtr inner, std::string flag) : inner_(std::move(inner)), flag_(std::move(flag)) {}
-  std::vector<steps::RowName> names() const override { return inner_->names(); }
-  bool run(const steps::Options& opts, const steps::ChapterInfo& info, steps::Run& run,
-           std::vector<steps::RowResult>& rows, std::vector<std::string>& problems) const override {
-    if (opts.variants.empty() && !opts.has(flag_)) return true;
-    return inner_->run(opts, info, run, rows, problems);
-  }
-
-private:
-  steps::GroupPtr inner_;
-  std::string flag_;
-};
-
 /// Little's law, measured: the latency of one load (pointer chase), then
-/// read bandwidth against the bytes in flight per SM.
+/// read bandwidth against the bytes in flight per SM. These rows take a few
+/// seconds and are not part of the chapter's default table: they run with
+/// --littles-law (or when --variant names them); `./tutorial bench` runs
+/// them as a shape of their own (bench_shapes).
 std::vector<steps::GroupPtr> littles_law_groups() {
   std::vector<steps::Row<in_flight::ReadSweep>> sweep;
   for (const auto& c : in_flight::sweep()) sweep.push_back(in_flight::row(c));
-  return {std::make_shared<OnRequest>(steps::group<latency::Chase>({latency::row()}), "--littles-law"),
-          std::make_shared<OnRequest>(steps::group<in_flight::ReadSweep>(std::move(sweep)), "--littles-law")};
+  steps::GroupOptions on_request;
+  on_request.on_request = "--littles-law";
+  return {steps::group<latency::Chase>({latency::row()}, on_request),
+          steps::group<in_flight::ReadSweep>(std::move(sweep), on_request)};
 }
 
 // The registry: the CLI, the table and the JSON all come from these groups.

@@ -2,7 +2,7 @@
 //
 // Change from version 2: each thread moves 4 floats per instruction instead
 // of 1. A warp then asks for 512 contiguous bytes per instruction, the memory
-// system gets 4x fewer, larger requests, and each thread has more bytes in
+// system gets a quarter as many, larger requests, and each thread has more bytes in
 // flight while it waits (the limit of a memory-bound kernel).
 //
 // The catch: a float4 access must be 16-byte aligned. cudaMalloc returns

@@ -115,17 +115,11 @@ struct Gather {
 
 using CopyRow = steps::Row<Copies>;
 
-/// A copy row. `gather` says which input floats it copies; the work and the
-/// check follow from it. Useful bytes: each copied float read once and
-/// written once (8 bytes); hw_bytes: the whole sectors that the reads and
-/// the (contiguous) writes touch (sectors.hpp).
-CopyRow copy_row(std::string name, std::string what, steps::Role role, std::function<Gather(const Copies&)> gather,
-                 std::function<void(Copies&, cudaStream_t)> launch) {
-  CopyRow r;
-  r.name = std::move(name);
-  r.what = std::move(what);
-  r.role = role;
-  r.launch = [launch](Copies& p, steps::Run& run) { launch(p, run.stream()); };
+/// Sets a copy row's work and check from what it copies (`gather`). Useful
+/// bytes: each copied float read once and written once (8 bytes); hw_bytes:
+/// the whole sectors that the reads and the (contiguous) writes touch
+/// (sectors.hpp).
+CopyRow copying(CopyRow r, std::function<Gather(const Copies&)> gather) {
   r.work = [gather](const Copies& p) {
     const Gather g = gather(p);
     return steps::Work{8.0 * static_cast<double>(g.count), 0,
@@ -139,8 +133,29 @@ CopyRow copy_row(std::string name, std::string what, steps::Role role, std::func
   return r;
 }
 
+/// A copy row launching `launch`; `gather` says which input floats it copies.
+CopyRow copy_row(std::string name, std::string what, steps::Role role, std::function<Gather(const Copies&)> gather,
+                 std::function<void(Copies&, cudaStream_t)> launch) {
+  CopyRow r;
+  r.name = std::move(name);
+  r.what = std::move(what);
+  r.role = role;
+  r.launch = [launch](Copies& p, steps::Run& run) { launch(p, run.stream()); };
+  return copying(std::move(r), std::move(gather));
+}
+
 /// The whole array: out[i] = in[i] for i < size.
 Gather whole_array(const Copies& p) { return {0, p.n(), 1}; }
+
+/// The baseline: the vendor's copy of the whole array, with the copies' work
+/// (moved bytes too) and check.
+CopyRow memcpy_row() {
+  return copying(steps::memcpy_row<Copies>(
+                     "cudaMemcpy device-to-device of the whole array (the vendor's copy)",
+                     [](Copies& p) { return p.out(); }, [](Copies& p) { return p.in(); },
+                     [](const Copies& p) { return p.n() * sizeof(float); }, {}),
+                 whole_array);
+}
 
 /// Version 1 at stride S: out[i] = in[i * S] for i < ceil(size / S).
 CopyRow stride_row(int s, steps::Role role, std::string what) {
@@ -175,11 +190,7 @@ CopyRow offset_both_row() {
 steps::GroupPtr copies_group() {
   using steps::Role;
   return steps::group<Copies>({
-      copy_row("memcpy", "cudaMemcpy device-to-device of the whole array (the vendor's copy)", Role::baseline,
-               whole_array,
-               [](Copies& p, cudaStream_t s) {
-                 CUDA_CHECK(cudaMemcpyAsync(p.out(), p.in(), p.n() * sizeof(float), cudaMemcpyDeviceToDevice, s));
-               }),
+      memcpy_row(),
       stride_row(1, Role::version, "v1: out[i] = in[i]: a warp reads 128 contiguous bytes, 4 sectors"),
       // Strides above 1 copy a fraction of the array (a gather): a sweep of
       // the sector model, shown beside the copies but not ranked with them.
@@ -234,24 +245,14 @@ steps::GroupPtr soa_group() {
 }
 
 /// Sets cudaLimitMaxL2FetchGranularity (--l2-fetch BYTES; 0 leaves the
-/// driver's setting) before the rows of a group run. The limit is a hint
-/// the driver may clamp or ignore: the copies' problem line reports the
-/// value read back, and the DRAM counters (profile tests l2_fetch_*) show
-/// what the hardware did.
-class WithL2Fetch final : public steps::GroupBase {
-public:
-  explicit WithL2Fetch(steps::GroupPtr inner) : inner_(std::move(inner)) {}
-  std::vector<steps::RowName> names() const override { return inner_->names(); }
-  bool run(const steps::Options& opts, const steps::ChapterInfo& info, steps::Run& run,
-           std::vector<steps::RowResult>& rows, std::vector<std::string>& problems) const override {
-    const std::int64_t bytes = opts.get("--l2-fetch");
-    if (bytes != 0) CUDA_CHECK(cudaDeviceSetLimit(cudaLimitMaxL2FetchGranularity, static_cast<std::size_t>(bytes)));
-    return inner_->run(opts, info, run, rows, problems);
-  }
-
-private:
-  steps::GroupPtr inner_;
-};
+/// driver's setting) for the whole run, before the first group. The limit
+/// is a hint the driver may clamp or ignore: the copies' problem line
+/// reports the value read back, and the DRAM counters (profile tests
+/// l2_fetch_*) show what the hardware did.
+void set_l2_fetch(const steps::Options& opts, steps::Run&) {
+  const std::int64_t bytes = opts.get("--l2-fetch");
+  if (bytes != 0) CUDA_CHECK(cudaDeviceSetLimit(cudaLimitMaxL2FetchGranularity, static_cast<std::size_t>(bytes)));
+}
 
 // The registry: the CLI, the table and the JSON all come from these groups.
 std::vector<steps::GroupPtr> registry() {
@@ -259,7 +260,6 @@ std::vector<steps::GroupPtr> registry() {
 #if STEPS_WITH_EXERCISE
   groups.push_back(yours_group());
 #endif
-  for (auto& g : groups) g = std::make_shared<WithL2Fetch>(std::move(g));
   return groups;
 }
 
@@ -291,6 +291,7 @@ steps::ChapterInfo info() {
   i.int_options.push_back({"--l2-fetch", "BYTES",
                            "set cudaLimitMaxL2FetchGranularity to 32, 64 or 128 bytes first (0: leave it)", 0, 0,
                            128});
+  i.before = set_l2_fetch;
   i.validate = [](const steps::Options& o) {
     const std::int64_t b = o.get("--l2-fetch");
     if (b != 0 && b != 32 && b != 64 && b != 128)

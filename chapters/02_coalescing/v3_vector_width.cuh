@@ -3,7 +3,7 @@
 // Change from version 1 (stride 1, one 4-byte float per thread and load):
 // each thread moves 2 or 4 neighbouring floats with one instruction. A warp's
 // load then covers 256 or 512 contiguous bytes (8 or 16 sectors, all used)
-// instead of 128, so the same bytes need 2x or 4x fewer load instructions,
+// instead of 128, so the same bytes need half or a quarter as many load instructions,
 // and each thread has more bytes in flight while it waits for memory.
 //
 //   float   thread t: [t]                      warp: 128 B = 4 sectors

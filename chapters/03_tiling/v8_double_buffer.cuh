@@ -3,8 +3,8 @@
 // Change from version 7: two shared buffers, and the next slice is read from
 // global memory while the current one is computed. Slices are also twice as
 // deep (BK = 16): half as many barriers and loop trips per multiply-add
-// (alone, that change gives version 7 39.4 TFLOP/s against 38.2 with BK = 8,
-// on the H200 at 4096^3). Version 7 spends each slice in two phases with a
+// (alone, that change also made version 7 a little faster than with BK = 8,
+// in one run on the H200 at 4096^3 that is not part of the chapter's results). Version 7 spends each slice in two phases with a
 // barrier between them, and a warp waiting for its global loads has nothing
 // else to do:
 //

@@ -142,11 +142,11 @@ Row transpose_row(std::string name, std::string what, steps::Role role, Kernel k
 
 /// The baseline: the vendor's copy of the same bytes.
 Row memcpy_row() {
-  Row r = copy_row("memcpy", "cudaMemcpy device-to-device of the matrix (the vendor copy: same bytes, no reordering)", steps::Role::baseline, {});
-  r.launch = [](Transpose& p, steps::Run& run) {
-    CUDA_CHECK(cudaMemcpyAsync(p.out(), p.in(), p.bytes(), cudaMemcpyDeviceToDevice, run.stream()));
-  };
-  return r;
+  return steps::memcpy_row<Transpose>(
+      "cudaMemcpy device-to-device of the matrix (the vendor copy: same bytes, no reordering)",
+      [](Transpose& p) { return p.out(); }, [](Transpose& p) { return p.in(); },
+      [](const Transpose& p) { return p.bytes(); }, [](Transpose& p) { return p.check_copy(); },
+      [](Transpose& p) { p.poison(); });
 }
 
 // The registry: the CLI, the table and the JSON all come from these groups.

@@ -3,8 +3,9 @@
 // Idea: a GPU thread issues its instructions in order, and stops at the
 // first one whose input is not ready. In v3's loop, `sum += x[i]` needs the
 // load of x[i] before the next iteration's load is even issued, so each
-// thread has ONE load in flight: about 600 ns of DRAM latency per element per
-// thread, hidden only by the other warps. Here each thread issues kUnroll
+// thread has ONE load in flight: a full DRAM latency per element per thread
+// (chapter 07 measures 584 ns {n:07:chase_occ2:ms*1000000/(16777216/(32*07:gpu.sms)*16)|.0f}),
+// hidden only by the other warps. Here each thread issues kUnroll
 // loads back to back, into kUnroll independent accumulators, before it uses
 // any of them: kUnroll loads in flight per thread, and no chain of additions
 // that each wait for the previous one.

@@ -3,15 +3,19 @@
 // Each thread follows a linked list: p = p->next, `hops` times. Every load
 // needs the result of the one before, so a thread has one load in flight at
 // a time and waits a full DRAM latency for each. The nodes link in a random
-// permutation of 2^k of them (8 bytes each, 1 GiB by default: 17x the
-// H200's L2), so almost every load misses the caches. The speed is then
+// permutation of 2^k of them (8 bytes each, 1 GiB by default: about 17 times
+// the H200's L2), so almost every load misses the caches. The speed is then
 // (loads in flight) / latency: with one chain per thread, loads in flight =
 // resident threads, and occupancy is everything -- until enough loads are in
 // flight to saturate the memory system with random 32-byte sectors.
 //
 //   pointer_chase          one chain per thread; block size and a shared-
 //                          memory pad set the occupancy
+//   chase_max_l1           pointer_chase preferring the largest L1 (every
+//                          other kernel here prefers the largest shared part)
 //   chase_ilp4             4 chains per thread: 4 loads in flight per thread
+//   chase_ilp20*           20 chains per thread: 96 registers with no budget,
+//                          48 under __maxnreg__(48)
 //   chase_ilp32*           32 chains per thread: 32 pointers of 2 registers
 //                          each, so more than 64 registers with no budget;
 //                          with __launch_bounds__(256, 4) or __maxnreg__(32)
@@ -67,12 +71,23 @@ __global__ void build_list(Node* nodes, std::size_t entries, int bits) {
 
 /// One chain per thread: `hops` dependent loads, then the index of the node
 /// the chain ends at.
-__global__ void pointer_chase(const Node* nodes, std::uint32_t* out, std::size_t chains, int hops, int bits) {
+__device__ __forceinline__ void chase_one(const Node* nodes, std::uint32_t* out, std::size_t chains, int hops,
+                                          int bits) {
   const std::size_t c = global_index();
   if (c >= chains) return;
   const Node* p = nodes + chain_start(c, bits);
   for (int h = 0; h < hops; ++h) p = p->next; // each load waits for the previous one
   out[c] = static_cast<std::uint32_t>(p - nodes);
+}
+
+__global__ void pointer_chase(const Node* nodes, std::uint32_t* out, std::size_t chains, int hops, int bits) {
+  chase_one(nodes, out, chains, hops, bits);
+}
+
+/// The same code as a separate kernel, so that it can prefer the largest
+/// L1 (the L1/shared split is a property of the kernel, not of a launch).
+__global__ void chase_max_l1(const Node* nodes, std::uint32_t* out, std::size_t chains, int hops, int bits) {
+  chase_one(nodes, out, chains, hops, bits);
 }
 
 /// kChains chains per thread, grid-stride: thread t owns chains t, t + T,
@@ -103,6 +118,19 @@ __device__ __forceinline__ void chase_ilp_body(const Node* nodes, std::uint32_t*
 
 __global__ void chase_ilp4(const Node* nodes, std::uint32_t* out, std::size_t chains, int hops, int bits) {
   chase_ilp_body<4>(nodes, out, chains, hops, bits);
+}
+
+/// 20 chains per thread, no register budget: nvcc 13 gives it 96 registers
+/// on sm_90 (ptxas -v), 25% occupancy in 256-thread blocks.
+__global__ void chase_ilp20(const Node* nodes, std::uint32_t* out, std::size_t chains, int hops, int bits) {
+  chase_ilp_body<20>(nodes, out, chains, hops, bits);
+}
+
+/// The same, at most 48 registers (__maxnreg__(48)): 62.5% occupancy, with
+/// spills (40 pointer registers alone do not fit with the loop's own).
+__global__ __maxnreg__(48) void chase_ilp20_maxnreg48(const Node* nodes, std::uint32_t* out, std::size_t chains,
+                                                      int hops, int bits) {
+  chase_ilp_body<20>(nodes, out, chains, hops, bits);
 }
 
 /// No register budget: 32 pointers (64 registers) and the loop's own.

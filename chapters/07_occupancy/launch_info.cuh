@@ -18,6 +18,7 @@
 #include <map>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace ch07 {
@@ -72,6 +73,20 @@ inline void allow_large_smem(const void* kernel, const steps::ArchLimits& arch) 
                                   static_cast<int>(arch.smem_per_block_optin - f.static_smem)));
 }
 
+/// An SM's L1 cache and its shared memory are one storage, split per launch
+/// ("carveout"): the driver picks the split from what the launch needs and
+/// from the kernel's preference. A launch padded to 227 KiB forces the
+/// largest shared part (the smallest L1); a launch with no shared memory
+/// would get a large L1. A sweep that pads some rows and not others would
+/// then compare two L1 sizes as well as two occupancies, so every kernel
+/// that some row pads prefers the largest shared part for ALL its rows
+/// (cudaSharedmemCarveoutMaxShared = 100%): the same L1 for each of them.
+/// `percent` 0 asks for the largest L1 instead (the row that shows the
+/// difference).
+inline void pin_carveout(const void* kernel, int percent = cudaSharedmemCarveoutMaxShared) {
+  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, percent));
+}
+
 /// The launch facts of one device: dynamic shared memory of a launch, its
 /// full-wave grid, and the table's extra columns.
 class Launcher {
@@ -96,14 +111,21 @@ public:
   /// Blocks that fill every SM exactly once at the kernel's occupancy, as
   /// CUDA computes it (grid-stride kernels launch this many).
   unsigned int full_wave(const Launch& l) const {
-    auto it = waves_.find(l.kernel);
-    if (it != waves_.end() && it->second.first == l.block) return it->second.second;
+    const auto key = std::make_tuple(l.kernel, l.block, l.smem_blocks);
+    auto it = waves_.find(key);
+    if (it != waves_.end()) return it->second;
     int per_sm = 0;
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, l.kernel, l.block, dynamic_smem(l)));
     if (per_sm < 1) throw std::runtime_error("ch07: a block of this kernel does not fit on an SM");
     const unsigned int blocks = static_cast<unsigned int>(per_sm * dev_.sm_count);
-    waves_[l.kernel] = {l.block, blocks};
+    waves_[key] = blocks;
     return blocks;
+  }
+
+  /// Resident blocks per SM of launch `l`, by the calculator.
+  int blocks_per_sm(const Launch& l) const {
+    const KernelFacts& f = facts(l.kernel);
+    return steps::occupancy(arch_, l.block, f.regs, f.static_smem + dynamic_smem(l)).blocks_per_sm;
   }
 
   /// The extra columns of a row: block size, registers per thread, shared
@@ -124,7 +146,7 @@ private:
   steps::DeviceInfo dev_;
   steps::ArchLimits arch_;
   mutable std::map<const void*, KernelFacts> facts_;
-  mutable std::map<const void*, std::pair<int, unsigned int>> waves_;
+  mutable std::map<std::tuple<const void*, int, int>, unsigned int> waves_;
 };
 
 } // namespace ch07

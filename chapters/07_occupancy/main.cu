@@ -9,12 +9,14 @@
 //
 //   1. y = a x, bandwidth-bound (versions, against cudaMemcpy): block sizes
 //      32 to 1024, occupancy dialled down with a shared-memory pad (one row
-//      with 227 KiB, above the 48 KiB that needs an opt-in), and 16 loads in
-//      flight per thread under three register budgets (two of them spill).
+//      with 227 KiB, above the 48 KiB that needs an opt-in), one float4 per
+//      thread at half and full occupancy, and 16 loads in flight per thread under three
+//      register budgets (two of them spill).
 //   2. a pointer chase through a linked list, latency-bound (reference rows:
-//      another problem):
-//      the same occupancy sweep, and 4 or 32 chains per thread under three
-//      register budgets (__launch_bounds__, __maxnreg__).
+//      another problem): the same occupancy sweep, every row with the same
+//      L1/shared split (one row with the other split, to show it), and 4, 20
+//      or 32 chains per thread under register budgets (__launch_bounds__,
+//      __maxnreg__: 96 against 48 registers, 118 against 64 and 32).
 //   3. a 256-word lookup table in constant memory, read by a whole warp at
 //      one address (broadcast) or at 32 (divergent), and from shared memory.
 //
@@ -53,9 +55,14 @@ public:
       : launcher_(run.device()), n_(static_cast<std::size_t>(opts.size)), x_(n_), y_(n_) {
     steps::fill_uniform_device(x_.data(), n_, opts.seed, -1.0f, 1.0f);
     x_host_ = x_.download();
-    // The kernel the rows pad with more than 48 KiB of shared memory (not
-    // scale_no_optin: its row shows what happens without).
-    allow_large_smem(reinterpret_cast<const void*>(stream::scale_one_per_thread), launcher_.arch());
+    // The kernels the rows pad with more than 48 KiB of shared memory (not
+    // scale_no_optin: its row shows what happens without), each with the
+    // same L1/shared split for its padded and unpadded rows.
+    for (const void* k : {reinterpret_cast<const void*>(stream::scale_one_per_thread),
+                          reinterpret_cast<const void*>(stream::scale_float4)}) {
+      allow_large_smem(k, launcher_.arch());
+      pin_carveout(k);
+    }
   }
 
   std::string describe() const {
@@ -120,17 +127,11 @@ steps::Row<Scale> scale_row(std::string name, std::string what, Role role, Scale
 }
 
 steps::Row<Scale> memcpy_row() {
-  steps::Row<Scale> r;
-  r.name = "memcpy";
-  r.what = "cudaMemcpy device-to-device of x into y (the vendor's copy: same bytes as y = a x)";
-  r.role = Role::baseline;
-  r.launch = [](Scale& p, steps::Run& run) {
-    CUDA_CHECK(cudaMemcpyAsync(p.y(), p.x(), p.n() * sizeof(float), cudaMemcpyDeviceToDevice, run.stream()));
-  };
-  r.work = [](const Scale& p) { return steps::Work{8.0 * static_cast<double>(p.n())}; };
-  r.reset = [](Scale& p) { p.poison(); };
-  r.check = [](Scale& p) { return p.check_copy(); };
-  return r;
+  return steps::memcpy_row<Scale>(
+      "cudaMemcpy device-to-device of x into y (the vendor's copy: same bytes as y = a x)",
+      [](Scale& p) { return p.y(); }, [](Scale& p) { return p.x(); },
+      [](const Scale& p) { return p.n() * sizeof(float); }, [](Scale& p) { return p.check_copy(); },
+      [](Scale& p) { p.poison(); });
 }
 
 steps::GroupPtr scale_group() {
@@ -151,6 +152,10 @@ steps::GroupPtr scale_group() {
                 scale_one_per_thread, 256, 2, false),
       scale_row("scale_occ50", "256-thread blocks + a shared-memory pad for 4 blocks per SM", Role::version,
                 scale_one_per_thread, 256, 4, false),
+      scale_row("scale_float4", "one float4 per thread per step, grid-stride, one full wave (100% occupancy)",
+                Role::version, scale_float4, 256, 0, true),
+      scale_row("scale_float4_occ50", "the same + a shared-memory pad for 4 blocks per SM (50% occupancy)",
+                Role::version, scale_float4, 256, 4, true),
       scale_row("scale_ilp16", "16 float4 loads in flight per thread, no register budget, one full wave",
                 Role::version, scale_ilp16, kIlpBlock, 0, true),
       scale_row("scale_ilp16_lb4", "the same under __launch_bounds__(256, 4): at most 64 registers", Role::version,
@@ -180,6 +185,18 @@ public:
     // The kernels the rows pad with more than 48 KiB of shared memory.
     allow_large_smem(reinterpret_cast<const void*>(chase::pointer_chase), launcher_.arch());
     allow_large_smem(reinterpret_cast<const void*>(chase::chase_ilp4), launcher_.arch());
+    // Every chase row runs with the same L1 (the smallest: what a 227 KiB
+    // pad forces), padded or not, except chase_b256_max_l1, which shows
+    // what the split alone is worth.
+    for (const void* k : {reinterpret_cast<const void*>(chase::pointer_chase),
+                          reinterpret_cast<const void*>(chase::chase_ilp4),
+                          reinterpret_cast<const void*>(chase::chase_ilp20),
+                          reinterpret_cast<const void*>(chase::chase_ilp20_maxnreg48),
+                          reinterpret_cast<const void*>(chase::chase_ilp32),
+                          reinterpret_cast<const void*>(chase::chase_ilp32_lb4),
+                          reinterpret_cast<const void*>(chase::chase_ilp32_maxnreg32)})
+      pin_carveout(k);
+    pin_carveout(reinterpret_cast<const void*>(chase::chase_max_l1), cudaSharedmemCarveoutMaxL1);
   }
 
   std::string describe() const {
@@ -248,9 +265,11 @@ using ChaseKernel = void (*)(const chase::Node*, std::uint32_t*, std::size_t, in
 
 /// A chase row. Its "bandwidth" counts the 8 useful bytes of each load (and
 /// the 4 of each chain's final store); "moved" counts the 32-byte sector each
-/// random load really brings from memory.
+/// random load really brings from memory. Its extra column "loads in
+/// flight/SM" is the most it can have: resident threads (the calculator's
+/// blocks per SM x block) x chains per thread.
 steps::Row<Chase> chase_row(std::string name, std::string what, Role role, ChaseKernel k, int block, int smem_blocks,
-                            bool full_wave) {
+                            bool full_wave, int chains_per_thread) {
   const Launch l{reinterpret_cast<const void*>(k), block, smem_blocks};
   steps::Row<Chase> r;
   r.name = std::move(name);
@@ -273,7 +292,12 @@ steps::Row<Chase> chase_row(std::string name, std::string what, Role role, Chase
   };
   r.reset = [](Chase& p) { p.poison(); };
   r.check = [](Chase& p) { return p.check(); };
-  r.extras = [l](const Chase& p) { return p.launcher().extras(l); };
+  r.extras = [l, chains_per_thread](const Chase& p) {
+    std::vector<steps::Extra> e = p.launcher().extras(l);
+    const double resident_threads = static_cast<double>(p.launcher().blocks_per_sm(l)) * l.block;
+    e.push_back({"loads in flight/SM", resident_threads * chains_per_thread, 0});
+    return e;
+  };
   return r;
 }
 
@@ -281,26 +305,32 @@ steps::GroupPtr chase_group() {
   using namespace chase;
   return steps::group<Chase>({
       chase_row("chase_occ2", "one chain per thread, 32-thread blocks + a pad for 1 block per SM: 1 warp per SM",
-                Role::reference, pointer_chase, 32, 1, false),
+                Role::reference, pointer_chase, 32, 1, false, 1),
       chase_row("chase_occ12", "one chain per thread, 256-thread blocks + a pad for 1 block per SM (opt-in)",
-                Role::reference, pointer_chase, 256, 1, false),
+                Role::reference, pointer_chase, 256, 1, false, 1),
       chase_row("chase_occ25", "one chain per thread, 256-thread blocks + a pad for 2 blocks per SM",
-                Role::reference, pointer_chase, 256, 2, false),
+                Role::reference, pointer_chase, 256, 2, false, 1),
       chase_row("chase_b32", "one chain per thread, 32-thread blocks: the block limit", Role::reference,
-                pointer_chase, 32, 0, false),
+                pointer_chase, 32, 0, false, 1),
       chase_row("chase_b256", "one chain per thread, 256-thread blocks", Role::reference, pointer_chase, 256, 0,
-                false),
+                false, 1),
+      chase_row("chase_b256_max_l1", "chase_b256 with the largest L1 (every other chase row: the smallest)",
+                Role::reference, chase_max_l1, 256, 0, false, 1),
       chase_row("chase_ilp4_occ12", "4 chains per thread (4 loads in flight), 1 block of 256 per SM",
-                Role::reference, chase_ilp4, kIlpBlock, 1, true),
+                Role::reference, chase_ilp4, kIlpBlock, 1, true, 4),
+      chase_row("chase_ilp20", "20 chains per thread, no register budget (96 registers), one full wave",
+                Role::reference, chase_ilp20, kIlpBlock, 0, true, 20),
+      chase_row("chase_ilp20_maxnreg48", "the same under __maxnreg__(48): more occupancy, spills", Role::reference,
+                chase_ilp20_maxnreg48, kIlpBlock, 0, true, 20),
       chase_row("chase_ilp32", "32 chains per thread, no register budget, one full wave", Role::reference,
-                chase_ilp32, kIlpBlock, 0, true),
+                chase_ilp32, kIlpBlock, 0, true, 32),
       chase_row("chase_ilp32_lb4", "32 chains per thread under __launch_bounds__(256, 4): at most 64 registers",
-                Role::reference, chase_ilp32_lb4, kIlpBlock, 0, true),
+                Role::reference, chase_ilp32_lb4, kIlpBlock, 0, true, 32),
       chase_row("chase_ilp32_maxnreg32", "32 chains per thread under __maxnreg__(32): full occupancy, spills",
-                Role::reference, chase_ilp32_maxnreg32, kIlpBlock, 0, true),
+                Role::reference, chase_ilp32_maxnreg32, kIlpBlock, 0, true, 32),
       chase_row("mistake_too_many_registers",
                 "the 32-chain kernel (no register budget) in 1024-thread blocks: too many registers, the launch fails",
-                Role::mistake, chase_ilp32, 1024, 0, false),
+                Role::mistake, chase_ilp32, 1024, 0, false, 32),
   });
 }
 

@@ -10,6 +10,8 @@
 //
 //   scale_one_per_thread   one element per thread; the block size and an
 //                          unused dynamic shared-memory pad set the occupancy
+//   scale_float4           one float4 per thread per step, grid-stride, one
+//                          full wave; a pad sets the occupancy (half or full)
 //   scale_ilp16*           16 independent float4 loads in flight per thread,
 //                          grid-stride, one full wave; three register budgets:
 //                          none (the compiler takes what it wants), and
@@ -71,6 +73,10 @@ __device__ __forceinline__ void scale_ilp_body(const float* x, float* y, float a
   const std::size_t tail = 4 * n4 + global_index();
   if (tail < n) y[tail] = a * x[tail];
 }
+
+/// One float4 per thread per step of a grid-stride loop (chapter 01's v3):
+/// 16 bytes in flight per thread. Its occupancy is set by a pad alone.
+__global__ void scale_float4(const float* x, float* y, float a, std::size_t n) { scale_ilp_body<1>(x, y, a, n); }
 
 /// No register budget: the compiler keeps everything in registers.
 __global__ void scale_ilp16(const float* x, float* y, float a, std::size_t n) {

@@ -9,8 +9,11 @@
 //   spin_kernel   one warp that waits `ns` nanoseconds on the GPU's global
 //                 timer, then writes a marker: a kernel of known length that
 //                 occupies one SM, so two of them CAN run at the same time.
-//   step_kernel   one thread: v = 3 v + i. 100+ of them in a row measure the
-//                 cost of a launch; the order matters (the value says so).
+//   step_kernel   one thread: v = 3 v + i, after spinning `ns` nanoseconds
+//                 (0: not at all). 100+ of them in a row measure the cost of
+//                 a launch; the order matters (the value says so).
+//   gather_kernel out[j] = 2 in[j s] + 1: reads every s-th float, from
+//                 device memory or straight from mapped host memory.
 //   touch_kernel  writes 256 words of a fresh allocation and logs their sum:
 //                 proves the allocation was usable in its loop iteration.
 #pragma once
@@ -70,8 +73,26 @@ inline void launch_spin(long long us, unsigned int* marker, unsigned int value, 
   CUDA_CHECK_LAUNCH();
 }
 
-__global__ void step_kernel(unsigned int* v, unsigned int i) {
+__global__ void step_kernel(unsigned int* v, unsigned int i, long long ns) {
+  if (ns > 0) {
+    const unsigned long long start = global_timer_ns();
+    while (global_timer_ns() - start < static_cast<unsigned long long>(ns)) {
+    }
+  }
   if (threadIdx.x == 0) *v = *v * 3u + i;
+}
+
+__global__ void gather_kernel(const float* __restrict__ in, float* __restrict__ out, std::size_t m,
+                              std::size_t stride) {
+  for (std::size_t j = steps::global_index(); j < m; j += steps::grid_size()) out[j] = fmaf(in[j * stride], 2.0f, 1.0f);
+}
+
+/// out[j] = 2 in[j * stride] + 1 for j < m; `in` may be a mapped host pointer.
+inline void launch_gather(const float* in, float* out, std::size_t m, std::size_t stride, const steps::DeviceInfo& dev,
+                          cudaStream_t s) {
+  if (m == 0) return;
+  gather_kernel<<<steps::full_wave_blocks(dev, m, kThreads), kThreads, 0, s>>>(in, out, m, stride);
+  CUDA_CHECK_LAUNCH();
 }
 
 /// The value after steps 0..k-1 from 0 (what the launch rows check).

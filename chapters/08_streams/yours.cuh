@@ -1,10 +1,15 @@
-// Chapter 08: your exercise as a row of the chapter's table ("yours"), built
-// when exercises/08_streams compiles. Its own problem: --size floats through
-// your ex08::Pipeline in --chunks chunks over --streams streams, checked
-// exactly against y = 2x + 1. Compare its time with the pipeline rows'.
+// Chapter 08: your exercises as rows of the chapter's table, built when
+// exercises/08_streams compiles: "yours" (your ex08::Pipeline in --chunks
+// chunks over --streams streams; compare with streams_4) and, with the
+// stretch, "yours_stages" (your ex08::stages::StagePipeline; compare with
+// stage_streams). Each has its own problem: --size floats, checked exactly
+// against y = 2 x + 1.
 #pragma once
 
 #include "pipeline.hpp"
+#if STEPS_WITH_EXERCISE_STAGES
+#include "stages.hpp"
+#endif
 
 #include "steps/chapter.hpp"
 #include "steps/random.hpp"
@@ -16,21 +21,19 @@
 
 namespace ch08 {
 
-class Yours {
+/// A learner's pipeline P over --size floats: made by make(n, options).
+template <class P>
+class YoursOf {
 public:
-  Yours(const steps::Options& opts, steps::Run&)
+  YoursOf(const steps::Options& opts, std::unique_ptr<P> p, std::string text)
       : n_(static_cast<std::size_t>(opts.size)), chunks_(static_cast<int>(opts.get("--chunks"))),
-        streams_(static_cast<int>(opts.get("--streams"))), pipeline_(std::make_unique<ex08::Pipeline>(n_, streams_)) {
+        pipeline_(std::move(p)), text_(std::move(text)) {
     steps::fill_uniform(pipeline_->input(), n_, opts.seed + 4);
     ref_.resize(n_);
     for (std::size_t i = 0; i < n_; ++i) ref_[i] = ex08::process_reference(pipeline_->input()[i]);
   }
 
-  std::string describe() const {
-    return "exercise 08: your pipeline, " + std::to_string(n_) + " floats in " + std::to_string(chunks_) +
-           " chunks over " + std::to_string(streams_) + " streams, y = 2x + 1";
-  }
-
+  std::string describe() const { return text_; }
   std::size_t n() const { return n_; }
   void launch(cudaStream_t s) { pipeline_->run(n_, chunks_, s); }
   void reset() { std::memset(pipeline_->output(), 0xFF, n_ * sizeof(float)); }
@@ -40,25 +43,57 @@ public:
 
 private:
   std::size_t n_;
-  int chunks_, streams_;
-  std::unique_ptr<ex08::Pipeline> pipeline_;
+  int chunks_;
+  std::unique_ptr<P> pipeline_;
+  std::string text_;
   std::vector<float> ref_;
 };
 
-inline steps::GroupPtr yours_group() {
-  steps::Row<Yours> r;
-  r.name = "yours";
-  r.what = "exercise 08: your multi-stream pipeline (compare with streams_4)";
+class Yours : public YoursOf<ex08::Pipeline> {
+public:
+  Yours(const steps::Options& opts, steps::Run&)
+      : YoursOf(opts,
+                std::make_unique<ex08::Pipeline>(static_cast<std::size_t>(opts.size),
+                                                 static_cast<int>(opts.get("--streams"))),
+                "exercise 08: your pipeline, " + std::to_string(opts.size) + " floats in " +
+                    std::to_string(opts.get("--chunks")) + " chunks over " + std::to_string(opts.get("--streams")) +
+                    " streams, y = 2 x + 1") {}
+};
+
+template <class Problem>
+steps::GroupPtr yours_row(std::string name, std::string what) {
+  steps::Row<Problem> r;
+  r.name = std::move(name);
+  r.what = std::move(what);
   r.role = steps::Role::yours;
-  r.launch = [](Yours& p, steps::Run& run) { p.launch(run.stream()); };
-  r.work = [](const Yours& p) {
+  r.launch = [](Problem& p, steps::Run& run) { p.launch(run.stream()); };
+  r.work = [](const Problem& p) {
     steps::Work w;
     w.hw_bytes = 8.0 * static_cast<double>(p.n());
     return w;
   };
-  r.reset = [](Yours& p) { p.reset(); };
-  r.check = [](Yours& p) { return p.check(); };
-  return steps::group<Yours>({r});
+  r.reset = [](Problem& p) { p.reset(); };
+  r.check = [](Problem& p) { return p.check(); };
+  return steps::group<Problem>({r});
 }
+
+inline steps::GroupPtr yours_group() {
+  return yours_row<Yours>("yours", "exercise 08: your multi-stream pipeline (compare with streams_4)");
+}
+
+#if STEPS_WITH_EXERCISE_STAGES
+class YoursStages : public YoursOf<ex08::stages::StagePipeline> {
+public:
+  YoursStages(const steps::Options& opts, steps::Run&)
+      : YoursOf(opts, std::make_unique<ex08::stages::StagePipeline>(static_cast<std::size_t>(opts.size)),
+                "exercise 08, stretch: your stage pipeline, " + std::to_string(opts.size) + " floats in " +
+                    std::to_string(opts.get("--chunks")) + " chunks, one stream per stage, y = 2 x + 1") {}
+};
+
+inline steps::GroupPtr yours_stages_group() {
+  return yours_row<YoursStages>("yours_stages",
+                                "exercise 08, stretch: your one-stream-per-stage pipeline (compare with stage_streams)");
+}
+#endif
 
 } // namespace ch08

@@ -1,15 +1,17 @@
 // Chapter 09: what the machine has (GPUs, which pairs can reach each
-// other's memory, how good each link is), and rows that need more than one
-// GPU.
+// other's memory, how good each link is), and what rows need from it.
 //
-// The topology report is a group without rows: it runs first, prints the
-// device list, the peer-access matrix and the link ranks, turns peer access
-// on for every pair that allows it, and says in one line when there is
-// nothing to exchange (one GPU). A GatedGroup is a group whose rows each
-// name what they need ("2 GPUs", "peer access between GPU 0 and 1"): the
-// rows a machine cannot run are left out of the run with one line that says
-// why, so a 1-GPU run still runs every single-GPU row and exits 0, and the
-// goals of the rows it left out read "not measured" instead of failing.
+// report_topology runs once before the rows (ChapterInfo::before): it notes
+// the GPUs of the run, the peer-access pairs and their link ranks (lines
+// under the table and in the JSON's "notes"), turns peer access on for every
+// pair that allows it, and says in one line when there is nothing to
+// exchange (one GPU). A Need says what a row or a whole problem needs ("2
+// GPUs", "peer access between GPU 0 and 1"); where it is not met the rows
+// are listed as skipped with the reason (steps::Row::unavailable,
+// steps::GroupOptions::unavailable), so a 1-GPU run still runs every
+// single-GPU row and exits 0, and a goal that needs a skipped row reads
+// "not measured (skipped: ...)" (or n/a, when it needs more GPUs than the
+// run has) instead of failing.
 #pragma once
 
 #include "steps/chapter.hpp"
@@ -18,9 +20,7 @@
 
 #include <cuda_runtime.h>
 
-#include <cstdio>
 #include <functional>
-#include <iostream>
 #include <set>
 #include <string>
 #include <utility>
@@ -72,52 +72,21 @@ inline Need peer_ring() {
   };
 }
 
-/// A row and what it needs (empty Need: runs anywhere).
+/// `row`, run only where `need` is met: elsewhere it is listed as skipped
+/// with the reason (asked after its problem is built).
 template <class P>
-struct Gated {
-  steps::Row<P> row;
-  Need need;
-};
+steps::Row<P> needing(Need need, steps::Row<P> row) {
+  row.unavailable = [need](const P&, const steps::Run& run) { return need(run); };
+  return row;
+}
 
-/// A group whose rows run only where their Need is met; the others are left
-/// out of this run (no row in the table, "not measured" in the goals), each
-/// named on stdout with the reason (on one GPU, only when asked for by
-/// --variant: the topology report's one line covers the rest).
-template <class P>
-class GatedGroup final : public steps::GroupBase {
-public:
-  explicit GatedGroup(std::vector<Gated<P>> rows) : rows_(std::move(rows)) {}
-
-  std::vector<steps::RowName> names() const override {
-    std::vector<steps::RowName> out;
-    for (const auto& r : rows_) out.push_back({r.row.name, r.row.what, r.row.role});
-    return out;
-  }
-
-  bool run(const steps::Options& opts, const steps::ChapterInfo& info, steps::Run& run,
-           std::vector<steps::RowResult>& rows, std::vector<std::string>& problems) const override {
-    std::vector<steps::Row<P>> runnable;
-    for (const auto& r : rows_) {
-      const std::string why = r.need ? r.need(run) : std::string();
-      if (why.empty()) {
-        runnable.push_back(r.row);
-      } else if (steps::selected(opts, r.row.name, r.row.role) && (run.gpus() > 1 || !opts.variants.empty())) {
-        // On one GPU the topology report has said it once for all rows;
-        // a row asked for by name, or skipped for another reason, says why.
-        std::cout << "skipped '" << r.row.name << "': " << why << "\n";
-      }
-    }
-    if (runnable.empty()) return true;
-    return steps::group<P>(std::move(runnable))->run(opts, info, run, rows, problems);
-  }
-
-private:
-  std::vector<Gated<P>> rows_;
-};
-
-template <class P>
-steps::GroupPtr gated(std::vector<Gated<P>> rows) {
-  return std::make_shared<GatedGroup<P>>(std::move(rows));
+/// Options of a group whose problem can only be built where `need` is met
+/// (it allocates on the second GPU, say): elsewhere its rows are listed as
+/// skipped with the reason, and the problem is never built.
+inline steps::GroupOptions group_needing(Need need) {
+  steps::GroupOptions o;
+  o.unavailable = [need](const steps::Options&, const steps::Run& run) { return need(run); };
+  return o;
 }
 
 /// Turns on peer access from every GPU of the run to every other one that
@@ -141,61 +110,46 @@ inline void enable_peer_access(const steps::Run& run) {
     }
 }
 
-/// The topology report: a group with no rows that prints what the machine
-/// has before the other groups run, and enables peer access.
-class Topology final : public steps::GroupBase {
-public:
-  std::vector<steps::RowName> names() const override { return {}; }
-
-  bool run(const steps::Options&, const steps::ChapterInfo& info, steps::Run& run, std::vector<steps::RowResult>&,
-           std::vector<std::string>&) const override {
-    const int n = run.gpus();
-    int visible = 0;
-    CUDA_CHECK(cudaGetDeviceCount(&visible));
-    std::cout << "GPUs in this run: " << n << " of " << visible << " visible (from --device " << run.ordinal(0)
-              << " on)\n";
-    if (n == 1) {
-      std::cout << "One GPU: nothing to exchange. The single-GPU rows run; the peer-copy, multi-GPU stencil and "
-                   "all-reduce rows are skipped (run on 2 or more GPUs, e.g. " << info.binary << " on a 2-GPU "
-                   "machine).\n\n";
-      return true;
-    }
-    // Peer access: can GPU row map GPU column's memory?
-    std::cout << "Peer access (row GPU can read/write column GPU's memory; cudaDeviceCanAccessPeer):\n     ";
-    for (int b = 0; b < n; ++b) std::printf("%6d", run.ordinal(b));
-    std::printf("\n");
-    for (int a = 0; a < n; ++a) {
-      std::printf("  %3d", run.ordinal(a));
-      for (int b = 0; b < n; ++b)
-        std::printf("%6s", a == b ? "-" : can_access(run.ordinal(a), run.ordinal(b)) ? "yes" : "no");
-      std::printf("\n");
-    }
-    // Link ranks: cudaDevP2PAttrPerformanceRank, 0 = the best link this
-    // machine has; native atomics over the link.
-    std::cout << "Link rank (cudaDevP2PAttrPerformanceRank: lower is better) / native atomics over the link:\n     ";
-    for (int b = 0; b < n; ++b) std::printf("%8d", run.ordinal(b));
-    std::printf("\n");
-    for (int a = 0; a < n; ++a) {
-      std::printf("  %3d", run.ordinal(a));
-      for (int b = 0; b < n; ++b) {
-        if (a == b) {
-          std::printf("%8s", "-");
-          continue;
-        }
-        int rank = 0, atomics = 0;
-        CUDA_CHECK(cudaDeviceGetP2PAttribute(&rank, cudaDevP2PAttrPerformanceRank, run.ordinal(a), run.ordinal(b)));
-        CUDA_CHECK(
-            cudaDeviceGetP2PAttribute(&atomics, cudaDevP2PAttrNativeAtomicSupported, run.ordinal(a), run.ordinal(b)));
-        char cell[16];
-        std::snprintf(cell, sizeof cell, "%d/%s", rank, atomics ? "yes" : "no");
-        std::printf("%8s", cell);
-      }
-      std::printf("\n");
-    }
-    enable_peer_access(run);
-    std::cout << "Peer access enabled for every pair that allows it (cudaDeviceEnablePeerAccess).\n\n";
-    return true;
+/// The topology report (ChapterInfo::before, once before the rows): the
+/// GPUs of the run, then for each GPU the GPUs whose memory it can map
+/// (cudaDeviceCanAccessPeer), with the link's performance rank
+/// (cudaDevP2PAttrPerformanceRank: 0 = the best link this machine has) and
+/// whether atomics work natively over it; then enables peer access. All of
+/// it as notes of the run: printed under the table, kept in the JSON.
+inline void report_topology(const steps::Options&, steps::Run& run) {
+  const int n = run.gpus();
+  int visible = 0;
+  CUDA_CHECK(cudaGetDeviceCount(&visible));
+  run.note("GPUs in this run: " + std::to_string(n) + " of " + std::to_string(visible) + " visible (from --device " +
+           std::to_string(run.ordinal(0)) + " on)");
+  if (n == 1) {
+    run.note("One GPU: nothing to exchange between GPUs. The single-GPU rows run (stencil_bands and "
+             "stencil_bands_overlap: the split's schedules over bands of this GPU); the peer-copy, multi-GPU "
+             "stencil and all-reduce rows are skipped (run on a machine with 2 or more GPUs).");
+    return;
   }
-};
+  for (int a = 0; a < n; ++a) {
+    std::string line = "peer access from GPU " + std::to_string(run.ordinal(a)) + " (link rank, native atomics):";
+    const char* separator = " GPU ";
+    for (int b = 0; b < n; ++b) {
+      if (a == b) continue;
+      line += separator + std::to_string(run.ordinal(b));
+      separator = ", GPU ";
+      if (!can_access(run.ordinal(a), run.ordinal(b))) {
+        line += " no";
+        continue;
+      }
+      int rank = 0, atomics = 0;
+      CUDA_CHECK(cudaDeviceGetP2PAttribute(&rank, cudaDevP2PAttrPerformanceRank, run.ordinal(a), run.ordinal(b)));
+      CUDA_CHECK(cudaDeviceGetP2PAttribute(&atomics, cudaDevP2PAttrNativeAtomicSupported, run.ordinal(a),
+                                           run.ordinal(b)));
+      line += " yes (rank " + std::to_string(rank) + (atomics ? ", atomics)" : ", no atomics)");
+    }
+    run.note(line);
+  }
+  run.note("link rank: cudaDevP2PAttrPerformanceRank, lower is better (0 = the best link of this machine)");
+  enable_peer_access(run);
+  run.note("Peer access enabled for every pair that allows it (cudaDeviceEnablePeerAccess).");
+}
 
 } // namespace ch09

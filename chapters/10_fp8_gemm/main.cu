@@ -78,7 +78,30 @@ constexpr const char* kCublasLtPerTensor = "cublaslt_per_tensor";
 constexpr const char* kCublasLtPerTensorFast = "cublaslt_per_tensor_fast";
 constexpr const char* kWarpSpecialized = "warp_specialized";
 constexpr const char* kWideTiles = "wide_tiles";
-constexpr const char* kKernelRows = "naive,mma_sync,wgmma,warp_specialized,split_k,wide_tiles,stream_k";
+
+/// What cuBLASLt's FP8 matmul needs ("" = it can run): sm_89 or newer; N a
+/// multiple of 8 (rows of BF16 D start 16-byte aligned); with `block`
+/// scales (1 x 128 of A, 128 x 128 of B), Hopper, where we run it (not
+/// checked elsewhere), and M a multiple of 4 (its 1 x 128 scales of A are
+/// stored M-major, each K block's M scales 16-byte aligned).
+std::string cublaslt_needs(std::int64_t m, std::int64_t n, bool block, const steps::Run& run) {
+  const std::string sm = std::to_string(sm_of(run));
+  if (sm_of(run) < 89) return "cuBLASLt's FP8 matmul needs sm_89 or newer; this GPU is sm_" + sm;
+  if (n % 8 != 0) return "cuBLASLt needs N a multiple of 8 (rows of BF16 D 16-byte aligned); N = " + std::to_string(n);
+  if (!block) return "";
+  if (sm_of(run) != 90) return "cuBLASLt's block scaling is run on Hopper (sm_90) only; this GPU is sm_" + sm;
+  if (m % 4 != 0)
+    return "cuBLASLt's block scaling needs M a multiple of 4 (its 1 x 128 scales of A are stored M-major, each K "
+           "block's M scales 16-byte aligned); M = " + std::to_string(m);
+  return "";
+}
+
+/// Row `r`, skipped where `why` says it cannot run (steps::Row::unavailable).
+template <class P>
+steps::Row<P> needs(steps::Row<P> r, std::function<std::string(const P&, const steps::Run&)> why) {
+  r.unavailable = std::move(why);
+  return r;
+}
 
 /// One line on stdout when a cuBLASLt plan has chosen its algorithm: which
 /// of the heuristic's candidates won (0 = its own first choice).
@@ -138,7 +161,11 @@ public:
     }
     return *split_plan_;
   }
-  void run_split_k(cudaStream_t stream) { v5::launch(gemm(), split_plan(), stages_, stream); }
+  /// v5, or v4 where its plan does not split K.
+  void run_split_k(cudaStream_t stream) {
+    if (split_plan().splits == 1) return v4::launch(gemm(), stream, stages_);
+    v5::launch(gemm(), split_plan(), stages_, stream);
+  }
 
   /// v7's plan (its slots and flags): made on first use and said once.
   v7::Plan& stream_plan() {
@@ -165,7 +192,7 @@ public:
       const float* sa = operands().sa.data();
       const float* sb = operands().sb.data();
       if (block) {
-        sa = operands().sa_by_kb.data(); // cuBLASLt's 1 x 128 layout when M % 4 == 0, as it must be here
+        sa = operands().sa_by_kb.data(); // cuBLASLt's 1 x 128 layout when M % 4 == 0 (cublaslt_needs)
         const std::vector<float> b = v0::lt_scales_of(operands().host_b.scales, n(), k());
         lt_sb_ = steps::DeviceBuffer<float>(b.size());
         lt_sb_.copy_from_host(b);
@@ -204,6 +231,7 @@ steps::Row<KernelProblem> split_k_row() {
       "split_k", "v5: v4, or with too few tiles for the GPU: K split over a cluster, summed in distributed shared memory",
       steps::Role::version, gamma_tensor_cores, [](KernelProblem& p, cudaStream_t s) { p.run_split_k(s); });
   r.same_as = [](KernelProblem& p) { return p.split_plan().splits == 1 ? std::string(kWarpSpecialized) : std::string(); };
+  r.unavailable = [](const KernelProblem&, const steps::Run& run) { return needs_hopper(run); };
   return r;
 }
 
@@ -213,37 +241,55 @@ steps::Row<KernelProblem> stream_k_row() {
       "stream_k", "v7: v6 on the whole waves, then the last wave's tiles cut by K over the idle SMs",
       steps::Role::version, gamma_tensor_cores, [](KernelProblem& p, cudaStream_t s) { p.run_stream_k(s); });
   r.same_as = [](KernelProblem& p) { return p.stream_plan().splits() ? std::string() : std::string(kWideTiles); };
+  r.unavailable = [](const KernelProblem&, const steps::Run& run) { return needs_hopper(run); };
   return r;
 }
 
 // The registry: the CLI, the table and the JSON all come from these groups.
 std::vector<steps::GroupPtr> registry() {
   using steps::Role;
+  using steps::Run;
   using Lt = CublasLtProblem;
   using Kernels = KernelProblem;
+  const auto hopper = [](const Kernels&, const Run& run) { return needs_hopper(run); };
+  steps::GroupOptions lt_options; // asked before the per-tensor problem is built
+  lt_options.unavailable = [](const steps::Options& opts, const Run& run) {
+    return cublaslt_needs(steps::dimension(opts, "--m"), steps::dimension(opts, "--n"), false, run);
+  };
   std::vector<steps::GroupPtr> groups{
       steps::group<Kernels>({
-          fp8_row<Kernels>(kCublasLt,
+          needs<Kernels>(fp8_row<Kernels>(kCublasLt,
                      "v0: cuBLASLt FP8 matmul on these inputs and scales (fine: A 1 x 128 as VEC128_32F, B "
                      "128 x 128 as BLK128x128_32F), default accumulation",
                      Role::baseline, gamma_cublaslt, [](Kernels& p, cudaStream_t s) { p.run_cublaslt(s); }),
-          fp8_row<Kernels>(kCublasBf16, "control: cuBLAS BF16 GEMM of the same inputs dequantized to BF16",
+                     [](const Kernels& p, const Run& run) {
+                       return cublaslt_needs(p.m(), p.n(), p.scaling() == Scaling::fine, run);
+                     }),
+          needs<Kernels>(fp8_row<Kernels>(kCublasBf16, "control: cuBLAS BF16 GEMM of the same inputs dequantized to BF16",
                      Role::reference, gamma_bf16_inputs, [](Kernels& p, cudaStream_t s) { p.run_bf16(s); }),
+                     [](const Kernels&, const Run& run) {
+                       return sm_of(run) >= 80 ? std::string() : "cuBLAS's BF16 GEMM needs sm_80 or newer";
+                     }),
           fp8_row<Kernels>("naive", "v1: one thread per element of D, FP32 on the CUDA cores", Role::version,
                      gamma_cuda_cores, [](Kernels& p, cudaStream_t s) { v1::launch(p.gemm(), s); }),
-          fp8_row<Kernels>("mma_sync",
+          needs<Kernels>(fp8_row<Kernels>("mma_sync",
                      "v2: 128 x 128 tiles, mma.sync m16n8k32 E4M3 (FP16 HMMA on Hopper), FP32 promotion every 128 K",
                      Role::version, gamma_tensor_cores, [](Kernels& p, cudaStream_t s) { v2::launch(p.gemm(), s); }),
-          fp8_row<Kernels>("wgmma", "v3: 64 x 128 tiles, TMA + mbarrier double buffer, wgmma m64n128k32, one warpgroup",
+                     [](const Kernels&, const Run& run) { return needs_fp8_mma(run); }),
+          needs<Kernels>(fp8_row<Kernels>("wgmma",
+                     "v3: 64 x 128 tiles, TMA + mbarrier double buffer, wgmma m64n128k32, one warpgroup",
                      Role::version, gamma_tensor_cores, [](Kernels& p, cudaStream_t s) { v3::launch(p.gemm(), s); }),
-          fp8_row<Kernels>(kWarpSpecialized,
+                     hopper),
+          needs<Kernels>(fp8_row<Kernels>(kWarpSpecialized,
                      "v4: TMA producer + 2 wgmma warpgroups, 5-stage mbarrier ring, overlapped promotion, persistent",
                      Role::version, gamma_tensor_cores,
                      [](Kernels& p, cudaStream_t s) { v4::launch(p.gemm(), s, p.stages()); }),
+                     hopper),
           split_k_row(),
-          fp8_row<Kernels>(kWideTiles,
+          needs<Kernels>(fp8_row<Kernels>(kWideTiles,
                      "v6: v4 with 128 x 192 tiles, one partial set per warpgroup in two halves (wgmma m64n96k32), 4 stages",
                      Role::version, gamma_tensor_cores, [](Kernels& p, cudaStream_t s) { v6::launch(p.gemm(), s); }),
+                     hopper),
           stream_k_row(),
           fp8_row<Kernels>("mistake_scale_after_k", "scales applied once after the whole K sum (right only per tensor)",
                      Role::mistake, gamma_cuda_cores,
@@ -252,14 +298,16 @@ std::vector<steps::GroupPtr> registry() {
                      gamma_cuda_cores,
                      [](Kernels& p, cudaStream_t s) { mistakes::launch<mistakes::Bug::k_tail_dropped>(p.gemm(), s); }),
       }),
-      steps::group<Lt>({
-          fp8_row<Lt>(kCublasLtPerTensor,
-                      "different problem: one scale per tensor; cuBLASLt FP8 matmul, default accumulation",
-                      Role::reference, gamma_cublaslt, [](Lt& p, cudaStream_t s) { p.run(false, s); }),
-          fp8_row<Lt>(kCublasLtPerTensorFast,
-                      "different problem: one scale per tensor; cuBLASLt FP8, FAST_ACCUM = 1 (no promotion)",
-                      Role::reference, gamma_cublaslt, [](Lt& p, cudaStream_t s) { p.run(true, s); }),
-      })};
+      steps::group<Lt>(
+          {
+              fp8_row<Lt>(kCublasLtPerTensor,
+                          "different problem: one scale per tensor; cuBLASLt FP8 matmul, default accumulation",
+                          Role::reference, gamma_cublaslt, [](Lt& p, cudaStream_t s) { p.run(false, s); }),
+              fp8_row<Lt>(kCublasLtPerTensorFast,
+                          "different problem: one scale per tensor; cuBLASLt FP8, FAST_ACCUM = 1 (no promotion)",
+                          Role::reference, gamma_cublaslt, [](Lt& p, cudaStream_t s) { p.run(true, s); }),
+          },
+          lt_options)};
 #if STEPS_WITH_EXERCISE_FP8_GEMM
   groups.push_back(yours_group());
 #endif
@@ -280,25 +328,11 @@ steps::Peak fp8_tensor_peak(const steps::DeviceInfo& dev) {
 void validate(const steps::Options& opts) {
   if (opts.has("--per-tensor") && opts.has("--fine"))
     throw steps::UsageError("--per-tensor and --fine: choose one scaling");
-  const std::int64_t k = opts.get("--k"), n = steps::dimension(opts, "--n");
+  const std::int64_t k = opts.get("--k");
   if (k % 16 != 0)
     throw steps::UsageError("--k " + std::to_string(k) +
                             ": K must be a multiple of 16 (rows of E4M3 must be whole 16-byte chunks for cp.async "
                             "and cuBLASLt)");
-  const bool lt = steps::selected(opts, kCublasLt, steps::Role::baseline) ||
-                  steps::selected(opts, kCublasLtPerTensor, steps::Role::reference) ||
-                  steps::selected(opts, kCublasLtPerTensorFast, steps::Role::reference);
-  if (lt && n % 8 != 0)
-    throw steps::UsageError("--n " + std::to_string(n) +
-                            ": N must be a multiple of 8 for cuBLASLt (rows of BF16 D must start 16-byte aligned); "
-                            "the other versions take any N: --variant " + kKernelRows + "," + kCublasBf16);
-  const std::int64_t m = steps::dimension(opts, "--m");
-  if (scaling_of(opts) == Scaling::fine && steps::selected(opts, kCublasLt, steps::Role::baseline) && m % 4 != 0)
-    throw steps::UsageError("--m " + std::to_string(m) +
-                            ": M must be a multiple of 4 for cuBLASLt's block scaling (its 1 x 128 scales of A are "
-                            "stored M-major, each K block's M scales 16-byte aligned); the other rows take any M: "
-                            "--variant " + kKernelRows + "," + kCublasBf16 + "," + kCublasLtPerTensor + "," +
-                            kCublasLtPerTensorFast + " (or --per-tensor)");
 }
 
 steps::ChapterInfo info() {
@@ -324,12 +358,8 @@ steps::ChapterInfo info() {
   i.goals = {{"best", kCublasLt, 1.15, ">= 1.15x cuBLASLt block-scaled"},
              {"best", kCublasLtPerTensor, 1.0, ">= 1.0x cuBLASLt per-tensor (stretch: fine-grained scaling for free)"}};
   i.peak = fp8_tensor_peak;
-  // The kernels are sm_90a machine code (no PTX): Hopper and nothing else.
-  i.min_cc_major = 9;
-  i.min_cc_minor = 0;
-  i.max_cc_major = 9;
-  i.max_cc_minor = 0;
-  i.needs = "Hopper (sm_90a) FP8 tensor cores";
+  // No compute capability for the whole chapter: each row says what it
+  // needs (v1 runs anywhere, v2 from sm_89, v3 to v7 on Hopper only).
   i.int_options.push_back({"--m", "M", "rows of A and D; 0: --size; a multiple of 4 for cuBLASLt's block scaling",
                            0, 0, INT_MAX});
   i.int_options.push_back({"--n", "N", "rows of B, columns of D; 0: --size; a multiple of 8 for cuBLASLt",
@@ -339,7 +369,7 @@ steps::ChapterInfo info() {
                            "outlier rows of A and blocks of B are 2^E times larger than the rest", kDefaultOutlierExponent,
                            0, 24});
   i.int_options.push_back({"--stages", "S", "stages of the v4 / v5 ring (2 to 5): the pipeline depth",
-                           v4::kDefaultStages, v4::kMinStages, v4::kMaxStages});
+                           v4::kDefaultStages, kMinStages, kMaxStages});
   i.int_options.push_back({"--min-saving", "B",
                            "v7 cuts the last wave's tiles by K only if that shortens them by B K blocks or more",
                            v7::kDefaultMinSaving, 0, INT_MAX});

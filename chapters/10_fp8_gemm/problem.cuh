@@ -263,6 +263,25 @@ private:
   std::vector<std::uint16_t> got_; // reused between checks
 };
 
+// What a row needs of the GPU, as the reason it is skipped where that is
+// missing ("" = this GPU has it; steps::Row::unavailable).
+
+/// The GPU's architecture as a number: 89 for compute capability 8.9.
+inline int sm_of(const steps::Run& run) { return run.device().cc_major * 10 + run.device().cc_minor; }
+
+/// v3 to v7 are sm_90a machine code (wgmma, TMA, setmaxnreg: Hopper's own
+/// instructions), which runs on compute capability 9.0 only.
+inline std::string needs_hopper(const steps::Run& run) {
+  return sm_of(run) == 90 ? std::string()
+                          : "needs Hopper (sm_90a: wgmma, TMA); this GPU is sm_" + std::to_string(sm_of(run));
+}
+
+/// FP8 mma.sync (v2, the exercise): sm_89 (Ada) and newer.
+inline std::string needs_fp8_mma(const steps::Run& run) {
+  return sm_of(run) >= 89 ? std::string()
+                          : "needs FP8 mma.sync (sm_89 or newer); this GPU is sm_" + std::to_string(sm_of(run));
+}
+
 /// A row over problem `P` (an Fp8Data): D poisoned before the verification
 /// run, then checked with the accumulation error `gamma` of the way the row
 /// sums.

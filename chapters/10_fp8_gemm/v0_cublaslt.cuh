@@ -30,9 +30,9 @@
 // Its block-scale tensors are laid out differently from `sa` and `sb`: the
 // 1 x 128 scales "outer-dimension-major", i.e. for K block kb the M scales
 // of all rows of A are contiguous, so M must be a multiple of 4 (every K
-// block's column 16-byte aligned): that is Fp8Gemm::sa_by_kb, which v4 reads
-// too; the 128 x 128 scales (lt_scales_of below) K-block-major with a row
-// stride rounded up to a multiple of 4
+// block's column 16-byte aligned): that is Fp8Gemm::sa_by_kb, which the
+// warp-specialized kernels read too; the 128 x 128 scales (lt_scales_of
+// below) K-block-major with a row stride rounded up to a multiple of 4
 // (cuBLAS documentation, "scaling factors layouts"; a missing padding is
 // silently wrong when ceil(K / 128) % 4 != 0, as PyTorch's scaled_mm found:
 // pytorch/pytorch pull request 166752).

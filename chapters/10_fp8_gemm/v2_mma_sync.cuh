@@ -35,18 +35,21 @@
 //             2 x HMMA.16816.F32                (two FP16 tensor-core ops)
 // So on the H200 this version runs the FP16 tensor cores, at the FP16 rate,
 // behind conversions: its speed is not what FP8 mma.sync costs where it
-// exists. Hopper's FP8 tensor cores are reached only through wgmma (v3, v4).
+// exists. Hopper's FP8 tensor cores are reached only through wgmma (the
+// next version).
 #pragma once
 
 #include "fp8_gemm.cuh"
-#include "ptx.cuh"
 
 #include "steps/error.hpp"
 #include "steps/math.hpp"
+#include "steps/ptx.cuh"
 
 #include <stdexcept>
 
 namespace ch10::v2 {
+
+namespace ptx = steps::ptx;
 
 constexpr int BLOCK_M = 128, BLOCK_N = 128, BLOCK_K = 128;
 constexpr int kWarpsM = 2, kWarpsN = 4;              // 8 warps
@@ -130,6 +133,7 @@ __device__ __forceinline__ void mma_stage(float (&partial)[kMmaM][kMmaN][4], con
 }
 
 __global__ void __launch_bounds__(kThreads, 1) fp8_gemm_mma_sync(Fp8Gemm p) {
+#if STEPS_PTX_FP8_MMA // FP8 mma.sync: sm_89 and later (steps/ptx.cuh)
   extern __shared__ __align__(128) std::uint8_t smem[];
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int g = lane / 4, t = lane % 4;                  // the PTX fragment coordinates
@@ -184,6 +188,7 @@ __global__ void __launch_bounds__(kThreads, 1) fp8_gemm_mma_sync(Fp8Gemm p) {
       store_pair(p, row, col, total[mi][ni][0], total[mi][ni][1]);
       store_pair(p, row + 8, col, total[mi][ni][2], total[mi][ni][3]);
     }
+#endif
 }
 
 inline void launch(const Fp8Gemm& p, cudaStream_t stream) {

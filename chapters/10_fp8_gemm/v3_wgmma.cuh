@@ -16,29 +16,31 @@
 //   block = 1 warpgroup (128 threads), tile 64 x 128, 2 stages of 24 KB
 //
 //   thread 0:   TMA kb+1 -> stage (kb+1)%2        (then joins the math)
-//   everyone:   wait full[kb%2] (phase kb/2 % 2) -> 4 wgmma -> wait -> promote
+//   everyone:   wait full[kb%2] (parity (kb/2) & 1) -> 4 wgmma -> wait -> promote
 //               __syncthreads(): stage kb%2 is free for the TMA of kb+2
 //
-// What it still leaves on the table (version 4 fixes it): the loads are only
-// one block ahead, the whole block waits for the math to finish before a
-// stage is refilled, and the tensor cores idle during the promotion, since
-// one warpgroup alone issues the math.
+// What it still leaves on the table: the loads are only one block ahead,
+// the whole block waits for the math to finish before a stage is refilled,
+// and the tensor cores idle during the promotion, since one warpgroup alone
+// issues the math.
 //
-// On the H200 at 8192 x 8192 x 4096: 806 TFLOP/s (4.3x v2; 0.57x cuBLASLt per tensor, an
-// earlier run: the ratio to the block-scaled baseline is in the lesson).
+// On the H200 at 8192 x 8192 x 4096, in the last benchmark run:
+// 815 TFLOP/s {n:10:wgmma:value|.0f}, 0.62x {n:10:wgmma:base} cuBLASLt block-scaled.
 #pragma once
 
 #include "fp8_gemm.cuh"
-#include "ptx.cuh"
 #include "tma.hpp"
 #include "wgmma_math.cuh"
 
 #include "steps/error.hpp"
 #include "steps/math.hpp"
+#include "steps/ptx.cuh"
 
 #include <stdexcept>
 
 namespace ch10::v3 {
+
+namespace ptx = steps::ptx;
 
 constexpr int BLOCK_M = wg::kMathRows, BLOCK_N = wg::kTileN; // 64 x 128
 constexpr int kThreads = 128;                                 // one warpgroup
@@ -53,6 +55,7 @@ static_assert(kABytes % 1024 == 0 && kStageBytes % 1024 == 0, "every tile must s
 
 __global__ void __launch_bounds__(kThreads) fp8_gemm_wgmma(const __grid_constant__ CUtensorMap map_a,
                                                            const __grid_constant__ CUtensorMap map_b, Fp8Gemm p) {
+#if STEPS_PTX_SM90A // wgmma, setmaxnreg, TMA: sm_90a only (steps/ptx.cuh)
   extern __shared__ std::uint8_t smem_raw[];
   std::uint8_t* smem = wg::align_1024(smem_raw);
   auto* full = reinterpret_cast<std::uint64_t*>(smem + kStages * kStageBytes);
@@ -93,6 +96,7 @@ __global__ void __launch_bounds__(kThreads) fp8_gemm_wgmma(const __grid_constant
     __syncthreads(); // every warp is done reading this stage: the TMA of kb + 2 may overwrite it
   }
   wg::store(p, f, total);
+#endif
 }
 
 inline void launch(const Fp8Gemm& p, cudaStream_t stream) {

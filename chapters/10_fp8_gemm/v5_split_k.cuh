@@ -10,9 +10,9 @@
 //   one tile, S = 4:     K blocks  0 .. 13 | 14 .. 27 | 28 .. 41 | 42 .. 55
 //                        block     rank 0  | rank 1   | rank 2   | rank 3
 //
-//   1. each block runs v4's producer and math warpgroups over its slice and
-//      writes its 128 x 128 FP32 partial tile into its own shared memory
-//      (the ring's memory: the ring is empty by then)
+//   1. each block runs v4's producer and math warpgroups (pipeline.cuh)
+//      over its slice and writes its 128 x 128 FP32 partial tile into its
+//      own shared memory (the ring's memory: the ring is empty by then)
 //   2. cluster barrier: every partial tile is written
 //   3. block r adds rows 128 r / S .. 128 (r + 1) / S of the S partial
 //      tiles, reading the other blocks' shared memory directly (distributed
@@ -33,13 +33,16 @@
 #pragma once
 
 #include "fp8_gemm.cuh"
-#include "ptx.cuh"
+#include "pipeline.cuh"
+#include "producer.cuh"
+#include "ring.cuh"
+#include "scheduler.cuh"
 #include "tma.hpp"
-#include "v4_warp_specialized.cuh"
 #include "wgmma_math.cuh"
 
 #include "steps/error.hpp"
 #include "steps/math.hpp"
+#include "steps/ptx.cuh"
 
 #include <cooperative_groups.h>
 
@@ -50,8 +53,10 @@
 
 namespace ch10::v5 {
 
-using v4::BLOCK_M;
-using v4::BLOCK_N;
+namespace ptx = steps::ptx;
+
+using pipeline::BLOCK_M;
+using pipeline::BLOCK_N;
 /// The largest cluster every Hopper GPU runs without opting in.
 constexpr int kMaxSplits = 8;
 /// K blocks a slice keeps at least.
@@ -61,40 +66,41 @@ constexpr int kMinBlocksPerSlice = 4;
 /// banks (128 floats per row would put them all in the same one).
 constexpr int kPartialStride = BLOCK_N + 4;
 constexpr int kPartialBytes = BLOCK_M * kPartialStride * 4; // 67,584 B
-static_assert(kPartialBytes <= v4::kMinStages * v4::kStageBytes + v4::kMathGroups * v4::kOutBytes,
+static_assert(kPartialBytes <= kMinStages * pipeline::kStageBytes + pipeline::kMathGroups * pipeline::kOutBytes,
               "the partial tile must fit in the ring and epilogue buffers of the shallowest ring");
 
 template <int Stages>
-__global__ void __launch_bounds__(v4::kThreads, 1)
+__global__ void __launch_bounds__(pipeline::kThreads, 1)
     fp8_gemm_split_k(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                      const __grid_constant__ CUtensorMap map_sa, Fp8Gemm p) {
+#if STEPS_PTX_SM90A // wgmma, setmaxnreg, TMA: sm_90a only (steps/ptx.cuh)
   namespace cg = cooperative_groups;
   const cg::cluster_group cluster = cg::this_cluster();
   const int splits = static_cast<int>(cluster.num_blocks()), rank = static_cast<int>(cluster.block_rank());
 
   extern __shared__ std::uint8_t smem_raw[];
-  const v4::Smem<Stages> sm(wg::align_1024(smem_raw));
+  const pipeline::Smem<Stages> sm(wg::align_1024(smem_raw));
   std::uint8_t* smem = sm.ring;
   std::uint64_t* full = sm.full;
   std::uint64_t* empty = sm.empty;
   float* partial_tile = reinterpret_cast<float*>(smem); // after the K loop: this block's FP32 piece of the tile
 
-  v4::init_ring<Stages>(full, empty);
+  init_ring<Stages, pipeline::kMathGroups>(full, empty);
 
   // The cluster's tile, and this block's slice of its K blocks.
   const int tiles_m = steps::ceil_div(p.m, BLOCK_M), tiles_n = steps::ceil_div(p.n, BLOCK_N);
   const int tile = static_cast<int>(blockIdx.x) / splits;
   int m0, n0;
-  v4::tile_at(tile, tiles_m, tiles_n, m0, n0);
+  tile_at<BLOCK_M, BLOCK_N>(tile, tiles_m, tiles_n, m0, n0);
   const int num_kb = k_blocks(p.k);
   const int kb0 = num_kb * rank / splits, kb1 = num_kb * (rank + 1) / splits;
-  const int role = __shfl_sync(0xffffffff, static_cast<int>(threadIdx.x / 128), 0); // warp-uniform (see v4)
+  const int role = __shfl_sync(0xffffffff, static_cast<int>(threadIdx.x / 128), 0); // warp-uniform: read from lane 0
 
   if (role == 0) {
-    ptx::setmaxnreg_dec<v4::kProducerRegs>();
-    if (threadIdx.x == 0) // v4's producer over one tile's slice of K
-      v4::produce<Stages, BLOCK_M, BLOCK_N>(&map_a, &map_b, &map_sa, smem, sm.scales, full, empty, tiles_m, tiles_n,
-                                            tile, tiles_m * tiles_n, kb0, kb1);
+    ptx::setmaxnreg_dec<pipeline::kProducerRegs>();
+    if (threadIdx.x == 0) // the producer over one tile's slice of K
+      produce<Stages, BLOCK_M, BLOCK_N>(&map_a, &map_b, &map_sa, smem, sm.scales, full, empty, tiles_m, tiles_n, tile,
+                                        tiles_m * tiles_n, kb0, kb1);
     // The producer's warps stay to the end: every thread of the cluster
     // meets at the two cluster barriers of the math warpgroups below. (Each
     // role calls them in its own branch: code after the branches would be
@@ -103,18 +109,18 @@ __global__ void __launch_bounds__(v4::kThreads, 1)
     cluster.sync();
     cluster.sync();
   } else {
-    ptx::setmaxnreg_inc<v4::kMathRegs>();
+    ptx::setmaxnreg_inc<pipeline::kMathRegs>();
     const int math = role - 1, warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
-    v4::Ring<Stages> ring;
+    Ring<Stages> ring;
     float partial0[wg::kAccum] = {}, partial1[wg::kAccum] = {}, total[wg::kAccum] = {};
     // Zeroed here, not between the first wgmma and its wait: moved there, the
     // zeroing makes the compiler wait for that wgmma (ptxas warning C7517).
     wg::fence_operands(total);
     wg::fence_operands(partial1);
-    v4::math_tile(ptx::smem_addr(v4::thread_scales(sm.scales, math, warp, lane)), p.sb.address(n0, kb0), p.sb.kb_stride,
-                  ptx::wgmma_desc_sw128_lo(smem + math * wg::kMathRows * wg::kRowBytes),
-                  ptx::wgmma_desc_sw128_lo(smem + v4::kABytes), full, empty, ring, kb1 - kb0, total, partial0,
-                  partial1);
+    pipeline::math_tile(ptx::smem_addr(thread_scales(sm.scales, math, warp, lane)), p.sb.address(n0, kb0),
+                        p.sb.kb_stride, ptx::wgmma_desc_sw128_lo(smem + math * wg::kMathRows * wg::kRowBytes),
+                        ptx::wgmma_desc_sw128_lo(smem + pipeline::kABytes), full, empty, ring, kb1 - kb0, total,
+                        partial0, partial1);
     // Both math warpgroups have finished reading the ring (their last wgmma
     // waited for) before either overwrites it with its partial tile.
     ptx::named_barrier_sync(3, 256);
@@ -178,6 +184,7 @@ __global__ void __launch_bounds__(v4::kThreads, 1)
     }
     cluster.sync(); // the other blocks have read this block's shared memory
   }
+#endif
 }
 
 /// How v5 runs one problem: K cut into `splits` slices (1: v4 as it is).
@@ -201,15 +208,15 @@ struct Plan {
 template <int Stages>
 cudaLaunchConfig_t launch_config(int tiles, int splits, cudaLaunchAttribute& cluster, cudaStream_t stream) {
   CUDA_CHECK(cudaFuncSetAttribute(fp8_gemm_split_k<Stages>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  v4::smem_bytes(Stages)));
+                                  pipeline::smem_bytes(Stages)));
   cluster.id = cudaLaunchAttributeClusterDimension;
   cluster.val.clusterDim.x = static_cast<unsigned int>(splits);
   cluster.val.clusterDim.y = 1;
   cluster.val.clusterDim.z = 1;
   cudaLaunchConfig_t config = {};
   config.gridDim = dim3(static_cast<unsigned int>(tiles * splits));
-  config.blockDim = dim3(v4::kThreads);
-  config.dynamicSmemBytes = static_cast<std::size_t>(v4::smem_bytes(Stages));
+  config.blockDim = dim3(pipeline::kThreads);
+  config.dynamicSmemBytes = static_cast<std::size_t>(pipeline::smem_bytes(Stages));
   config.stream = stream;
   config.attrs = &cluster;
   config.numAttrs = 1;
@@ -255,12 +262,14 @@ void launch_stages(const Fp8Gemm& p, const Plan& plan, cudaStream_t stream) {
 /// The plan for problem `p` with a ring of `stages` stages (made once per
 /// problem: it asks the occupancy calculator).
 inline Plan plan(const Fp8Gemm& p, int stages) {
-  return v4::with_stages(stages, [&](auto depth) { return plan_stages<decltype(depth)::value>(p); });
+  return with_stages(stages, [&](auto depth) { return plan_stages<decltype(depth)::value>(p); });
 }
 
+/// v5 where `plan` splits K (plan.splits > 1; otherwise v4 runs instead:
+/// main.cu).
 inline void launch(const Fp8Gemm& p, const Plan& plan, int stages, cudaStream_t stream) {
-  if (plan.splits == 1) return v4::launch(p, stream, stages);
-  v4::with_stages(stages, [&](auto depth) { launch_stages<decltype(depth)::value>(p, plan, stream); });
+  if (plan.splits < 2) throw std::invalid_argument("v5: a plan that does not split K (run v4)");
+  with_stages(stages, [&](auto depth) { launch_stages<decltype(depth)::value>(p, plan, stream); });
 }
 
 } // namespace ch10::v5

@@ -27,9 +27,9 @@
 // wgmma (wait_group 0) before it could promote and issue the next block,
 // and the tensor cores idled while both warpgroups promoted. Two groups of
 // 48 registers are the same 96, and wait_group 1 leaves one in flight.
-// (Measured on the H200: the tensor pipe busy 82% -> 86% of its cycles, the
-// speed +1% on most shapes; the lesson has the numbers and what ate the
-// rest.)
+// (Measured on the H200: the halves kept the tensor pipe busier and ran a
+// little faster on most shapes; the lesson's log, EXPERIMENTS.md, has the
+// numbers and what ate the rest.)
 //
 // Where it wins: a 192-wide tile makes fewer tiles, and on some shapes they
 // fill the 132 SMs better. 128 x 24576: 192 tiles of 128 x 128 are 1.45
@@ -39,8 +39,8 @@
 // 64-column chunks lies in one 128-row block of B's scales, the tile's first
 // block or the one after it: a thread reads three B scales per K block
 // (chunks 0, 1, 2) from the stage, where the producer copies them with A's
-// (v4::produce_k_blocks with CopyB; v4 itself loads its one B scale from global
-// memory); half 0 uses chunks 0 and 1, half 1 chunks 1 and 2.
+// (produce_k_blocks with BScales::in_stage; v4 loads its one B scale from
+// global memory); half 0 uses chunks 0 and 1, half 1 chunks 1 and 2.
 //
 // The registers: v4's 40 (producer) + 2 x 232 left the math warpgroups a
 // few short here (ptxas spilled 16 bytes); 24 + 2 x 240 fits.
@@ -49,20 +49,25 @@
 // 1462 TFLOP/s {n:10:wide_tiles:value|.0f}, 1.11x {n:10:wide_tiles:base} cuBLASLt block-scaled.
 #pragma once
 
+#include "epilogue.cuh"
 #include "fp8_gemm.cuh"
-#include "ptx.cuh"
+#include "producer.cuh"
+#include "ring.cuh"
+#include "scheduler.cuh"
 #include "tma.hpp"
-#include "v4_warp_specialized.cuh"
 #include "wgmma_math.cuh"
 
 #include "steps/error.hpp"
 #include "steps/math.hpp"
+#include "steps/ptx.cuh"
 
 #include <algorithm>
 #include <climits>
 #include <stdexcept>
 
 namespace ch10::v6 {
+
+namespace ptx = steps::ptx;
 
 constexpr int kMathGroups = 2;
 constexpr int BLOCK_M = kMathGroups * wg::kMathRows, BLOCK_N = 192;
@@ -75,7 +80,7 @@ static_assert(kProducerRegs * 128 + kMathRegs * 128 * kMathGroups <= 65536, "mor
 constexpr int kABytes = BLOCK_M * wg::kRowBytes;               // 16 KB
 constexpr int kStageBytes = kABytes + BLOCK_N * wg::kRowBytes; // 40 KB
 constexpr int kOutBytes = wg::kMathRows * BLOCK_N * 2;         // 24 KB per math warpgroup
-constexpr int kScaleStride = v4::scale_stride(BLOCK_M, true); // A's and B's scales of one stage, in floats
+constexpr int kScaleStride = scale_stride(BLOCK_M, BScales::in_stage); // A's and B's scales of one stage, in floats
 constexpr int kSmemBytes = kStages * (kStageBytes + kScaleStride * 4) + kMathGroups * kOutBytes + 2 * kStages * 8 + 1024;
 static_assert(kSmemBytes <= 232448, "more shared memory than an H100/H200 block may have");
 static_assert(kStageBytes % 1024 == 0 && kABytes % 1024 == 0, "stages and B must start 1024-byte aligned");
@@ -116,37 +121,28 @@ __device__ __forceinline__ void promote_half(float (&total)[kAccum], float (&hal
   }
 }
 
-/// Which tiles, and which of their K blocks, a block works on: v6's
-/// schedule, every tile whole, block b taking tiles b, b + gridDim.x, ...
-/// (v7_stream_k.cuh has the other one). for_each calls f(tile, kb0, kb1)
-/// for each piece of work, in order; producer and math warpgroups walk the
-/// same pieces.
-struct AllTiles {
-  static constexpr bool kSplits = false; ///< no piece is part of a tile
-  int tiles, num_kb;
-  template <class F>
-  __device__ __forceinline__ void for_each(F&& f) const {
-    for (int t = blockIdx.x; t < tiles; t += gridDim.x) f(t, 0, num_kb);
-  }
-};
-
-/// v6's kernel (and v7's, with another Schedule): v4's producer and ring
-/// (v4::init_ring, v4::produce_k_blocks), and math warpgroups with one
-/// partial set, in two halves (see the top of this file).
+/// The kernel: the producer and ring of v4 (producer.cuh, ring.cuh), and
+/// math warpgroups with one partial set, in two halves (see the top of this
+/// file). `sched` says which tiles, and which of their K blocks, a block
+/// works on (scheduler.cuh): v6 runs AllTiles, every tile whole. A schedule
+/// whose pieces are parts of tiles (Schedule::kSplits) also says how a
+/// piece's sums reach the block that stores the tile: a block that does
+/// not start the tile hands them over (sched.contribute), one that does
+/// not end it adds the others' (sched.gather).
 template <class Schedule>
 __global__ void __launch_bounds__(kThreads, 1)
     fp8_gemm_wide_tiles(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                         const __grid_constant__ CUtensorMap map_sa, const __grid_constant__ CUtensorMap map_d,
                         bool tma_store, Fp8Gemm p, Schedule sched) {
+#if STEPS_PTX_SM90A // wgmma, setmaxnreg, TMA: sm_90a only (steps/ptx.cuh)
   extern __shared__ std::uint8_t smem_raw[];
   std::uint8_t* smem = wg::align_1024(smem_raw);
   std::uint8_t* out = smem + kStages * kStageBytes;
-  auto* scales = reinterpret_cast<float*>(out + kMathGroups * kOutBytes); // stage s: A's, B's (v4::produce_k_blocks)
+  auto* scales = reinterpret_cast<float*>(out + kMathGroups * kOutBytes); // stage s: A's, B's (producer.cuh)
   auto* full = reinterpret_cast<std::uint64_t*>(scales + kStages * kScaleStride);
   std::uint64_t* empty = full + kStages;
 
-  static_assert(kMathGroups == v4::kMathGroups, "v4's ring: one empty[] arrival per math warp");
-  v4::init_ring<kStages>(full, empty);
+  init_ring<kStages, kMathGroups>(full, empty);
 
   const int tiles_m = steps::ceil_div(p.m, BLOCK_M), tiles_n = steps::ceil_div(p.n, BLOCK_N);
   const int role = __shfl_sync(0xffffffff, static_cast<int>(threadIdx.x / 128), 0);
@@ -157,12 +153,13 @@ __global__ void __launch_bounds__(kThreads, 1)
       ptx::tma_prefetch_map(&map_a);
       ptx::tma_prefetch_map(&map_b);
       ptx::tma_prefetch_map(&map_sa);
-      v4::Ring<kStages> ring;
+      Ring<kStages> ring;
       sched.for_each([&](int t, int kb0, int kb1) {
         int tm, tn;
-        v4::tile_index(t, tiles_m, tiles_n, tm, tn);
-        v4::produce_k_blocks<kStages, BLOCK_M, BLOCK_N, true>(&map_a, &map_b, &map_sa, p.sb_by_kb, p.sb_by_kb_ld,
-                                                              smem, scales, full, empty, ring, tm, tn, kb0, kb1);
+        tile_index(t, tiles_m, tiles_n, tm, tn);
+        produce_k_blocks<kStages, BLOCK_M, BLOCK_N, BScales::in_stage>(&map_a, &map_b, &map_sa, p.sb_by_kb,
+                                                                       p.sb_by_kb_ld, smem, scales, full, empty, ring,
+                                                                       tm, tn, kb0, kb1);
       });
     }
   } else {
@@ -172,26 +169,25 @@ __global__ void __launch_bounds__(kThreads, 1)
     const bool signals = lane == 0;
     const std::uint32_t a_lo = ptx::wgmma_desc_sw128_lo(smem + math * wg::kMathRows * wg::kRowBytes);
     const std::uint32_t b_lo = ptx::wgmma_desc_sw128_lo(smem + kABytes);
-    // This thread's A scales and B's scales (v4::kBScaleCopy) in stage 0, as
+    // This thread's A scales and B's scales (kBScaleCopy) in stage 0, as
     // 32-bit shared addresses, read with ld.shared: through the float*
     // they were generic loads (LD with 64-bit address arithmetic), 2.4% to
     // 4.9% slower (the lesson).
-    const std::uint32_t sa = ptx::smem_addr(v4::thread_scales(scales, math, warp_in_group, lane));
+    const std::uint32_t sa = ptx::smem_addr(thread_scales(scales, math, warp_in_group, lane));
     const std::uint32_t sb = ptx::smem_addr(scales + BLOCK_M);
-    v4::Ring<kStages> ring;
+    Ring<kStages> ring;
     float half0[kHalf] = {}, half1[kHalf] = {};
     sched.for_each([&](int t, int kb0, int kb1) {
       const int num_kb = kb1 - kb0; // this piece's K blocks (v6: all of them)
       int tm, tn;
-      v4::tile_index(t, tiles_m, tiles_n, tm, tn);
+      tile_index(t, tiles_m, tiles_n, tm, tn);
       const int m0 = tm * BLOCK_M, n0 = tn * BLOCK_N, row0 = m0 + math * wg::kMathRows;
       // Which of the stage's B scales each 64-column chunk reads: the
       // tile's first block or the next. (Chunks past N read some finite
       // scale and multiply zeros: their columns are not stored.)
-      const int b0 = v4::b_scale_in_copy(n0, n0), b1 = v4::b_scale_in_copy(n0, n0 + 64),
-                b2 = v4::b_scale_in_copy(n0, n0 + 128);
+      const int b0 = b_scale_in_copy(n0, n0), b1 = b_scale_in_copy(n0, n0 + 64), b2 = b_scale_in_copy(n0, n0 + 128);
       float total[kAccum] = {};
-      v4::Ring<kStages> ahead = ring; // the block whose halves are issued next
+      Ring<kStages> ahead = ring; // the block whose halves are issued next
       // Half 0 of the next block: wait for its stage, read its scales, issue.
       auto start0 = [&](Scales& sc) {
         const std::uint32_t stage_lo = ahead.stage * (kStageBytes >> 4);
@@ -258,18 +254,19 @@ __global__ void __launch_bounds__(kThreads, 1)
       } else {
         last(sc0);
       }
-      if constexpr (Schedule::kSplits) { // v7: a piece of a tile
+      if constexpr (Schedule::kSplits) { // a piece of a tile
         if (kb0 > 0) return sched.contribute(math, total); // another block adds it and stores the tile
         if (kb1 < sched.num_kb) sched.gather(math, total); // add the other blocks' pieces
       }
       if (tma_store) {
-        if (row0 < p.m) v4::store_tile_tma(&map_d, total, out + math * kOutBytes, row0, n0, 1 + math);
+        if (row0 < p.m) store_tile_tma(&map_d, total, out + math * kOutBytes, row0, n0, 1 + math);
       } else {
-        v4::store_tile(p, total, out + math * kOutBytes, row0, n0, 1 + math);
+        store_tile(p, total, out + math * kOutBytes, row0, n0, 1 + math);
       }
     });
     if (tma_store && threadIdx.x % 128 == 0) ptx::bulk_wait<0>();
   }
+#endif
 }
 
 /// What the kernel needs besides the problem: the tensor maps of A, B, A's
@@ -292,7 +289,7 @@ inline long long tile_count(const Fp8Gemm& p) {
 
 /// Launches the kernel with schedule `sched` on `grid` blocks; with
 /// `cooperative`, as a cooperative launch (all blocks resident at once, or
-/// the launch fails: v7's blocks wait for each other).
+/// the launch fails: for a schedule whose blocks wait for each other).
 template <class Schedule>
 void launch_schedule(const Fp8Gemm& p, const Schedule& sched, int grid, bool cooperative, cudaStream_t stream) {
   const Maps maps(p);

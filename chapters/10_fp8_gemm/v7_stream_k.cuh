@@ -31,7 +31,8 @@
 // Why a second launch and not one persistent kernel that does both: v6's
 // math warpgroups use 240 registers, the most a 24-register producer
 // leaves them, and in one kernel the schedule's extra state either made
-// ptxas spill or made the whole-tile part 6-9% slower (the lesson, v7).
+// ptxas spill or made the whole-tile part slower (the lesson's log,
+// EXPERIMENTS.md, has the numbers).
 // Here v6's kernel is the same machine code as v6's row, and the second
 // kernel's blocks each do one piece.
 //
@@ -43,13 +44,14 @@
 #pragma once
 
 #include "fp8_gemm.cuh"
-#include "ptx.cuh"
+#include "scheduler.cuh"
 #include "v6_wide_tiles.cuh"
 #include "v7_plan.hpp"
 
 #include "steps/error.hpp"
 #include "steps/math.hpp"
 #include "steps/memory.hpp"
+#include "steps/ptx.cuh"
 
 #include <algorithm>
 #include <climits>
@@ -58,6 +60,8 @@
 #include <vector>
 
 namespace ch10::v7 {
+
+namespace ptx = steps::ptx;
 
 using v6::kAccum;
 /// Floats of one math warpgroup's piece of a tile: kAccum per thread.
@@ -157,7 +161,7 @@ public:
       last_.epoch = 1;
     }
     if (cut_.first_tile > 0)
-      v6::launch_schedule(p, v6::AllTiles{cut_.first_tile, last_.num_kb}, std::min(sms_, cut_.first_tile), false,
+      v6::launch_schedule(p, AllTiles{cut_.first_tile, last_.num_kb}, std::min(sms_, cut_.first_tile), false,
                           stream);
     v6::launch_schedule(p, last_, cut_.grid, true, stream);
   }

@@ -19,11 +19,14 @@
 #pragma once
 
 #include "fp8_gemm.cuh"
-#include "ptx.cuh"
+
+#include "steps/ptx.cuh"
 
 #include <cstdint>
 
 namespace ch10::wg {
+
+namespace ptx = steps::ptx;
 
 constexpr int kMathRows = 64;    ///< rows of D per math warpgroup (one wgmma m64)
 constexpr int kTileN = 128;      ///< columns of D per tile (one wgmma n128)

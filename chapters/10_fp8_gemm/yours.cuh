@@ -51,9 +51,13 @@ private:
 };
 
 inline steps::GroupPtr yours_group() {
-  return steps::group<YoursProblem>({fp8_row<YoursProblem>(
-      "yours", "exercise 10: your mma.sync GEMM with 1 x 128 scales on both operands", steps::Role::yours,
-      gamma_tensor_cores, [](YoursProblem& p, cudaStream_t s) { p.launch(s); })});
+  steps::GroupOptions options; // FP8 mma.sync, like v2
+  options.unavailable = [](const steps::Options&, const steps::Run& run) { return needs_fp8_mma(run); };
+  return steps::group<YoursProblem>(
+      {fp8_row<YoursProblem>("yours", "exercise 10: your mma.sync GEMM with 1 x 128 scales on both operands",
+                             steps::Role::yours, gamma_tensor_cores,
+                             [](YoursProblem& p, cudaStream_t s) { p.launch(s); })},
+      options);
 }
 
 } // namespace ch10

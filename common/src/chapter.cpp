@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iostream>
 #include <new>
+#include <set>
 
 namespace steps {
 
@@ -58,7 +59,10 @@ int handle_cli(const ChapterInfo& info, int argc, const char* const* argv, const
       check_json_path(out.json);
     }
   } catch (const UsageError& e) {
-    std::cerr << info.binary << ": error: " << e.what() << " (see --help)\n";
+    // A message that already points somewhere ("(see --list)") gets no second pointer.
+    const std::string what = e.what();
+    std::cerr << info.binary << ": error: " << what << (what.find("(see --") == std::string::npos ? " (see --help)" : "")
+              << "\n";
     return 2;
   }
   if (out.help || out.list) {
@@ -73,6 +77,7 @@ int handle_cli(const ChapterInfo& info, int argc, const char* const* argv, const
       if (n.role == Role::reference) std::cout << " [reference: shown, not ranked]";
       if (n.role == Role::yours) std::cout << " [your exercise]";
       if (n.role == Role::mistake) std::cout << " [broken on purpose; --mistakes]";
+      if (!n.on_request.empty()) std::cout << " [on request: " << n.on_request << "]";
       std::cout << '\n';
     }
     return 0;
@@ -136,6 +141,47 @@ std::string hang_message(const ChapterInfo& info, const std::string& row, double
 
 } // namespace
 
+std::string check_names(const ChapterInfo& info, const std::vector<RowName>& names) {
+  std::set<std::string> rows;
+  for (const auto& n : names) {
+    if (n.name.empty()) return "a row of the registry has no name";
+    if (!rows.insert(n.name).second) return "two rows of the registry are named '" + n.name + "'";
+  }
+  auto missing = [&](const std::string& row, const std::string& who) {
+    return rows.count(row) ? std::string() : who + " names row '" + row + "', which the registry does not have";
+  };
+  if (!info.baseline.empty())
+    if (std::string e = missing(info.baseline, "the baseline"); !e.empty()) return e;
+  for (const auto& g : info.goals)
+    for (const std::string* row : {&g.numerator, &g.denominator})
+      if (*row != "best")
+        if (std::string e = missing(*row, "goal '" + g.text + "'"); !e.empty()) return e;
+  for (const auto& n : names) {
+    if (n.on_request.empty()) continue;
+    bool flag = false;
+    for (const auto& f : info.flag_options) flag = flag || f.name == n.on_request;
+    if (!flag) return "row '" + n.name + "' runs on request of '" + n.on_request + "', which is not a flag of the chapter";
+  }
+  return "";
+}
+
+namespace detail {
+
+RowResult start_row(const std::string& name, const std::string& what, Role role, int problem) {
+  RowResult out;
+  out.name = name;
+  out.what = what;
+  out.role = role;
+  out.problem = problem;
+  return out;
+}
+
+bool requested(const Options& opts, const GroupOptions& options) {
+  return options.on_request.empty() || !opts.variants.empty() || opts.has(options.on_request);
+}
+
+} // namespace detail
+
 bool selected(const Options& opts, const std::string& name, Role role) {
   if (!opts.variants.empty()) {
     for (const auto& v : opts.variants)
@@ -195,6 +241,12 @@ int run_chapter_groups(int argc, char** argv, ChapterInfo info, const std::vecto
   std::vector<RowName> names;
   for (const auto& g : groups)
     for (auto& n : g->names()) names.push_back(std::move(n));
+  // The registry's names first: a baseline or goal that names no row is a
+  // mistake in the chapter, caught at every start, before any GPU work.
+  if (const std::string error = check_names(info, names); !error.empty()) {
+    std::cerr << info.binary << ": error: " << error << "\n";
+    return 2;
+  }
   Options opts;
   if (const int code = handle_cli(info, argc, argv, names, opts); code >= 0) return code;
 
@@ -202,6 +254,7 @@ int run_chapter_groups(int argc, char** argv, ChapterInfo info, const std::vecto
     std::vector<DeviceInfo> devices;
     if (const int code = open_devices(info, opts, devices); code >= 0) return code;
     Run run(devices);
+    if (info.before) info.before(opts, run);
     std::vector<RowResult> rows;
     std::vector<std::string> problems;
     bool usable = true;
@@ -214,7 +267,7 @@ int run_chapter_groups(int argc, char** argv, ChapterInfo info, const std::vecto
       dev.run_sm_clock_mhz = c.sm_mhz;
       dev.run_mem_clock_mhz = c.mem_mhz;
     }
-    const Summary s = summarize(info, opts, devices, problems, std::move(rows), !usable);
+    const Summary s = summarize(info, opts, devices, problems, std::move(rows), !usable, run.notes());
     print_table(s, std::cout, std::cerr);
     if (!opts.json.empty()) {
       std::ofstream f(opts.json);

@@ -64,6 +64,7 @@ DeviceInfo query_device(int index) {
   d.smem_per_block_optin = p.sharedMemPerBlockOptin;
   d.max_threads_per_sm = p.maxThreadsPerMultiProcessor;
   d.regs_per_sm = p.regsPerMultiprocessor;
+  d.async_engine_count = p.asyncEngineCount;
   // CUDA 13 removed the clock fields from cudaDeviceProp: ask for attributes.
   CUDA_CHECK(cudaDeviceGetAttribute(&d.mem_clock_khz, cudaDevAttrMemoryClockRate, index));
   CUDA_CHECK(cudaDeviceGetAttribute(&d.mem_bus_bits, cudaDevAttrGlobalMemoryBusWidth, index));

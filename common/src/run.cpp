@@ -2,6 +2,7 @@
 
 #include "steps/error.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace steps {
@@ -84,6 +85,33 @@ void Run::join() {
     CUDA_CHECK(cudaStreamWaitEvent(stream(0), done, 0));
   }
   pending_.clear();
+}
+
+namespace {
+void add_once(std::vector<std::string>& lines, const std::string& text) {
+  if (std::find(lines.begin(), lines.end(), text) == lines.end()) lines.push_back(text);
+}
+} // namespace
+
+void Run::note(const std::string& text) { add_once(notes_, text); }
+
+void Run::row_note(const std::string& text) {
+  if (row_.empty()) throw std::logic_error("Run::row_note: no row is running (use Run::note for the run)");
+  add_once(row_notes_, text);
+}
+
+void Run::begin_row(const std::string& name) {
+  row_ = name;
+  row_notes_.clear();
+  state_.reset();
+  state_type_ = nullptr;
+}
+
+std::vector<std::string> Run::end_row() {
+  state_.reset();
+  state_type_ = nullptr;
+  row_.clear();
+  return std::move(row_notes_);
 }
 
 } // namespace steps

@@ -67,6 +67,7 @@ bool asked_for(const Options& opts, const std::string& name) {
 }
 
 std::string verdict_of(const RowResult& r) {
+  if (!r.skipped.empty()) return "skipped";
   if (!r.error.empty()) return r.role == Role::mistake ? "caught (error)" : "ERROR";
   if (r.verify_skipped) return "not run";
   if (r.role == Role::mistake) return r.verified ? "NOT caught" : "caught";
@@ -74,12 +75,27 @@ std::string verdict_of(const RowResult& r) {
   return r.verified ? "yes" : "NO";
 }
 
+// "chase-mib" for "--chase-mib".
+std::string without_dashes(const std::string& name) {
+  std::size_t i = 0;
+  while (i < name.size() && name[i] == '-') ++i;
+  return name.substr(i);
+}
+
 } // namespace
 
 Summary summarize(const ChapterInfo& info, const Options& opts, const std::vector<DeviceInfo>& devices,
-                  const std::vector<std::string>& problems, std::vector<RowResult> rows, bool aborted) {
+                  const std::vector<std::string>& problems, std::vector<RowResult> rows, bool aborted,
+                  const std::vector<std::string>& notes) {
   Summary s;
   s.info = info;
+  s.notes = notes;
+  for (const auto& o : info.int_options) {
+    const auto it = opts.ints.find(o.name);
+    s.options.push_back({without_dashes(o.name), false, it != opts.ints.end() ? it->second : o.default_value});
+  }
+  for (const auto& f : info.flag_options) s.options.push_back({without_dashes(f.name), true, opts.has(f.name) ? 1 : 0});
+  s.options.push_back({"mistakes", true, opts.has("--mistakes") ? 1 : 0}); // every chapter has it
   s.devices = devices;
   s.problems = problems;
   s.size = opts.size;
@@ -97,9 +113,10 @@ Summary summarize(const ChapterInfo& info, const Options& opts, const std::vecto
   std::vector<bool> ranked(rows.size());
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const RowResult& r = rows[i];
-    ranked[i] = r.role == Role::version &&
-                (r.same_as.empty() ||
-                 std::none_of(rows.begin(), rows.end(), [&](const RowResult& o) { return o.name == r.same_as; }));
+    ranked[i] = r.role == Role::version && r.skipped.empty() &&
+                (r.same_as.empty() || std::none_of(rows.begin(), rows.end(), [&](const RowResult& o) {
+                   return o.name == r.same_as && o.skipped.empty();
+                 }));
   }
 
   // The baseline and the first and best version rows.
@@ -151,9 +168,9 @@ Summary summarize(const ChapterInfo& info, const Options& opts, const std::vecto
     if (row.failed) {
       const std::string what = !r.error.empty() ? r.error : r.comparison->describe();
       if (r.role == Role::mistake)
-        s.notes.push_back("mistake '" + r.name + "' caught: " + what);
+        s.messages.push_back("mistake '" + r.name + "' caught: " + what);
       else if (!row.fails_run)
-        s.notes.push_back(r.name + ": not verified yet: " + what + " (grade it: ./tutorial grade " + info.number + ")");
+        s.messages.push_back(r.name + ": not verified yet: " + what + " (grade it: ./tutorial grade " + info.number + ")");
       else
         s.errors.push_back(info.binary + ": version '" + r.name + "' FAILED " +
                            (r.error.empty() ? "verification: " : "with an error: ") + what);
@@ -165,6 +182,13 @@ Summary summarize(const ChapterInfo& info, const Options& opts, const std::vecto
   if (aborted) {
     s.errors.push_back(info.binary + ": stopped early: the GPU context is unusable after the error above");
     s.exit_code = 1;
+  }
+  // Nothing ran: every selected row was skipped here. Like a chapter this
+  // GPU cannot run, that is "skipped" (77), not a success.
+  if (s.exit_code == 0 && !s.rows.empty() &&
+      std::all_of(s.rows.begin(), s.rows.end(), [](const RowSummary& r) { return !r.result.skipped.empty(); })) {
+    s.errors.push_back(info.binary + ": skipped: every selected row was skipped here (reasons in the table)");
+    s.exit_code = 77;
   }
 
   auto find = [&](const std::string& name) -> const RowSummary* {
@@ -182,6 +206,8 @@ Summary summarize(const ChapterInfo& info, const Options& opts, const std::vecto
     gr.measured = std::isfinite(gr.ratio);
     gr.met = gr.measured && gr.ratio >= g.threshold;
     gr.applicable = static_cast<int>(devices.size()) >= g.min_gpus;
+    for (const RowSummary* r : {num, den})
+      if (r && gr.skipped.empty()) gr.skipped = r->result.skipped;
     s.goals.push_back(gr);
   }
   return s;
@@ -239,7 +265,7 @@ void print_table(const Summary& s, std::ostream& out, std::ostream& err) {
     cells.push_back(fixed(100.0 * row.ratio_to_baseline, 1));
     if (peak) cells.push_back(fixed(row.pct_of_peak, 1));
     cells.push_back(std::isfinite(row.speedup) ? fixed(row.speedup, 2) + "x" : "-");
-    cells.push_back(row.verdict);
+    cells.push_back(r.skipped.empty() ? row.verdict : row.verdict + ": " + r.skipped);
     t.add_row(cells);
   }
   t.print(out);
@@ -256,6 +282,9 @@ void print_table(const Summary& s, std::ostream& out, std::ostream& err) {
         << fixed(s.peak.value, decimals) << " " << metric_unit(m) << ".\n";
   if (s.show_moved) out << "moved GB/s: bytes the memory system really transfers (whole 32-byte sectors) per second.\n";
   out << "speedup: throughput relative to the first version.\n";
+  for (const auto& row : s.rows)
+    for (const auto& n : row.result.notes) out << row.result.name << ": " << n << "\n";
+  for (const auto& n : s.notes) out << n << "\n";
   for (const auto& g : s.goals) {
     out << "Goal: " << (g.goal.numerator == "best" ? "best version " : g.goal.numerator + " ") << g.goal.text << ": ";
     if (!g.applicable)
@@ -263,20 +292,23 @@ void print_table(const Summary& s, std::ostream& out, std::ostream& err) {
     else if (g.measured)
       out << g.numerator_row << " reaches " << fixed(g.ratio, 3) << "x " << g.goal.denominator << " -> "
           << (g.met ? "met" : "NOT met") << "\n";
+    else if (!g.skipped.empty())
+      out << "not measured (skipped: " << g.skipped << ")\n";
     else
       out << "not measured in this run\n";
   }
-  for (const auto& n : s.notes) out << n << "\n";
+  for (const auto& n : s.messages) out << n << "\n";
   for (const auto& e : s.errors) err << e << "\n";
 }
 
 Json to_json(const Summary& s, const std::string& date) {
   const ChapterInfo& info = s.info;
   Json j = Json::object();
-  j.set("schema", 2).set("chapter", info.number).set("binary", info.binary).set("title", info.title).set("date", date);
+  j.set("schema", 3).set("chapter", info.number).set("binary", info.binary).set("title", info.title).set("date", date);
   auto gpu_json = [](const DeviceInfo& dev) {
     Json gpu = Json::object();
     gpu.set("index", dev.index).set("name", dev.name).set("cc", dev.cc()).set("sms", dev.sm_count)
+        .set("async_engine_count", dev.async_engine_count)
         .set("sm_clock_khz", dev.sm_clock_khz)
         .set("l2_bytes", static_cast<std::uint64_t>(dev.l2_bytes))
         .set("memory_bytes", static_cast<std::uint64_t>(dev.global_mem_bytes))
@@ -296,6 +328,12 @@ Json to_json(const Summary& s, const std::string& date) {
   for (const auto& p : s.problems) problems.push(p);
   j.set("problem", s.problems.empty() ? Json() : Json(s.problems.front())).set("problems", problems);
   j.set("size", s.size).set("iters", s.iters).set("warmup", s.warmup).set("flush_l2", s.flush_l2);
+  Json options = Json::object(); // every chapter option as used: numbers, flags as true/false
+  for (const auto& o : s.options) options.set(o.name, o.flag ? Json(o.value != 0) : Json(o.value));
+  j.set("options", options);
+  Json notes = Json::array();
+  for (const auto& n : s.notes) notes.push(n);
+  j.set("notes", notes);
   Json metric = Json::object();
   metric.set("name", metric_name(info.metric)).set("unit", metric_unit(info.metric))
       .set("higher_is_better", info.metric != Metric::time);
@@ -312,7 +350,9 @@ Json to_json(const Summary& s, const std::string& date) {
     const RowResult& r = row.result;
     Json o = Json::object();
     o.set("name", r.name).set("what", r.what).set("role", role_name(r.role)).set("ranked", row.ranked)
-        .set("problem", r.problem).set("bytes", r.work.bytes).set("flops", r.work.flops).set("hw_bytes", r.work.hw_bytes);
+        .set("problem", r.problem >= 0 ? Json(r.problem) : Json()) // null: skipped before its problem was built
+        .set("bytes", r.work.bytes).set("flops", r.work.flops).set("hw_bytes", r.work.hw_bytes);
+    if (!r.skipped.empty()) o.set("skipped", r.skipped);
     if (r.timed)
       o.set("median_ms", r.ms.median).set("min_ms", r.ms.min).set("max_ms", r.ms.max).set("value", row.value)
           .set("ratio_to_baseline", row.ratio_to_baseline).set("pct_of_peak", row.pct_of_peak)
@@ -327,6 +367,11 @@ Json to_json(const Summary& s, const std::string& date) {
       for (const auto& e : r.extras) ex.set(e.name, e.value);
       o.set("extras", ex);
     }
+    if (!r.notes.empty()) {
+      Json rn = Json::array();
+      for (const auto& n : r.notes) rn.push(n);
+      o.set("notes", rn);
+    }
     arr.push(o);
   }
   j.set("rows", arr);
@@ -338,6 +383,7 @@ Json to_json(const Summary& s, const std::string& date) {
     o.set("numerator", g.goal.numerator).set("numerator_row", g.numerator_row.empty() ? Json() : Json(g.numerator_row))
         .set("denominator", g.goal.denominator).set("threshold", g.goal.threshold).set("text", g.goal.text)
         .set("ratio", g.ratio).set("met", g.met).set("min_gpus", g.goal.min_gpus).set("applicable", g.applicable);
+    if (!g.skipped.empty()) o.set("skipped", g.skipped);
     goals.push(o);
   }
   j.set("goals", goals);

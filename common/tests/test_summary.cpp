@@ -1,5 +1,6 @@
 // Host tests of the results model: baseline, reference rows, best, goals,
-// peak, extra columns, exit code, and the two printers.
+// peak, extra columns, skipped rows, notes, options, exit code, and the two
+// printers.
 #include "steps/catch.hpp"
 #include "steps/summary.hpp"
 
@@ -152,7 +153,7 @@ TEST_CASE("json: says what every number is", "[summary]") {
                                      row("fast", steps::Role::version, 1e9, 0.3125)};
   const auto s = steps::summarize(chapter(), opts, {device()}, {"p"}, rows, false);
   const std::string j = steps::to_json(s, "2026-01-01T00:00:00Z").dump();
-  CHECK(j.find("\"schema\": 2") != std::string::npos);
+  CHECK(j.find("\"schema\": 3") != std::string::npos);
   CHECK(j.find("\"role\": \"reference\"") != std::string::npos);
   CHECK(j.find("\"ranked\": false") != std::string::npos);
   CHECK(j.find("\"label\": \"DRAM\"") != std::string::npos);
@@ -218,4 +219,128 @@ TEST_CASE("summary: a row that ran another row's kernel ranks only without it", 
                                       {row("memcpy", steps::Role::baseline, 1e9, 0.25), alias}, false);
   CHECK(alone.best == "split");
   CHECK(alone.rows[1].ranked);
+}
+
+namespace {
+// A row that a precondition left out: no timing, no comparison.
+steps::RowResult skipped_row(const std::string& name, steps::Role role, const std::string& why, int problem = 0) {
+  steps::RowResult r;
+  r.name = name;
+  r.what = name + " does things";
+  r.role = role;
+  r.problem = problem;
+  r.skipped = why;
+  return r;
+}
+} // namespace
+
+TEST_CASE("summary: a skipped row is shown with its reason, never fails, never ranks", "[summary]") {
+  steps::Options opts;
+  std::vector<steps::RowResult> rows{row("memcpy", steps::Role::baseline, 1e9, 0.25),
+                                     row("slow", steps::Role::version, 1e9, 1.0),
+                                     skipped_row("fast", steps::Role::version, "needs 2 GPUs (this run has 1)")};
+  const auto s = steps::summarize(chapter(), opts, {device()}, {"p"}, rows, false);
+  CHECK(s.exit_code == 0);
+  CHECK(s.errors.empty());
+  CHECK(s.best == "slow");
+  CHECK(s.rows[2].verdict == "skipped");
+  CHECK_FALSE(s.rows[2].ranked);
+  CHECK_FALSE(s.rows[2].failed);
+  CHECK(std::isnan(s.rows[2].value));
+  // The goal "fast >= 2x slow" needs the skipped row: not measured, with the reason.
+  REQUIRE(s.goals.size() == 2);
+  CHECK_FALSE(s.goals[1].measured);
+  CHECK_FALSE(s.goals[1].met);
+  CHECK(s.goals[1].skipped == "needs 2 GPUs (this run has 1)");
+  CHECK(s.goals[0].skipped.empty()); // best vs memcpy: both ran
+
+  std::ostringstream out, err;
+  steps::print_table(s, out, err);
+  CHECK(out.str().find("skipped: needs 2 GPUs (this run has 1)") != std::string::npos); // the verdict cell
+  CHECK(out.str().find("not measured (skipped: needs 2 GPUs (this run has 1))") != std::string::npos);
+  CHECK(err.str().empty());
+
+  const std::string j = steps::to_json(s, "2026-01-01T00:00:00Z").dump();
+  CHECK(j.find("\"skipped\": \"needs 2 GPUs (this run has 1)\"") != std::string::npos);
+  CHECK(j.find("\"verified\": \"skipped\"") != std::string::npos);
+  // No timing fields for the skipped row: the JSON has exactly two medians.
+  std::size_t medians = 0;
+  for (std::size_t at = j.find("\"median_ms\""); at != std::string::npos; at = j.find("\"median_ms\"", at + 1)) ++medians;
+  CHECK(medians == 2);
+}
+
+TEST_CASE("summary: a row skipped before its problem was built has no problem", "[summary]") {
+  steps::Options opts;
+  std::vector<steps::RowResult> rows{row("slow", steps::Role::version, 1e9, 1.0),
+                                     skipped_row("peer", steps::Role::reference, "needs 2 GPUs", -1)};
+  const auto s = steps::summarize(chapter(), opts, {device()}, {"p"}, rows, false);
+  const std::string j = steps::to_json(s, "2026-01-01T00:00:00Z").dump();
+  CHECK(j.find("\"problem\": null") != std::string::npos);
+  CHECK(j.find("\"problem\": 0") != std::string::npos);
+}
+
+TEST_CASE("summary: a skipped twin does not unrank the row that ran its kernel", "[summary]") {
+  steps::Options opts;
+  auto alias = row("split", steps::Role::version, 1e9, 0.30);
+  alias.same_as = "fast";
+  const auto s = steps::summarize(chapter(), opts, {device()}, {"p"},
+                                  {skipped_row("fast", steps::Role::version, "this shape"), alias}, false);
+  CHECK(s.rows[1].ranked);
+  CHECK(s.best == "split");
+}
+
+TEST_CASE("summary: every selected row skipped is a skipped run (77)", "[summary]") {
+  steps::Options opts;
+  const auto s = steps::summarize(chapter(), opts, {device()}, {},
+                                  {skipped_row("memcpy", steps::Role::baseline, "needs 2 GPUs", -1),
+                                   skipped_row("fast", steps::Role::version, "needs 2 GPUs", -1)},
+                                  false);
+  CHECK(s.exit_code == 77);
+  REQUIRE(s.errors.size() == 1);
+  CHECK(s.errors[0] == "ch99_test: skipped: every selected row was skipped here (reasons in the table)");
+  // A failure beside skipped rows is still a failure.
+  const auto f = steps::summarize(chapter(), opts, {device()}, {"p"},
+                                  {skipped_row("memcpy", steps::Role::baseline, "no"),
+                                   row("fast", steps::Role::version, 1e9, 1.0, false)},
+                                  false);
+  CHECK(f.exit_code == 1);
+}
+
+TEST_CASE("summary: the run's and the rows' notes reach the table and the JSON", "[summary]") {
+  steps::Options opts;
+  auto fast = row("fast", steps::Role::version, 1e9, 0.5);
+  fast.notes = {"plan: 2 splits", "ring of 4 stages"};
+  const auto s = steps::summarize(chapter(), opts, {device()}, {"p"},
+                                  {row("memcpy", steps::Role::baseline, 1e9, 0.25), fast}, false,
+                                  {"GPUs in this run: 1 of 1", "L2 fetch granularity: 64 bytes"});
+  CHECK(s.notes.size() == 2);
+  std::ostringstream out, err;
+  steps::print_table(s, out, err);
+  CHECK(out.str().find("fast: plan: 2 splits\n") != std::string::npos);
+  CHECK(out.str().find("fast: ring of 4 stages\n") != std::string::npos);
+  CHECK(out.str().find("GPUs in this run: 1 of 1\n") != std::string::npos);
+  const std::string j = steps::to_json(s, "2026-01-01T00:00:00Z").dump();
+  CHECK(j.find("\"notes\": [\n    \"GPUs in this run: 1 of 1\",\n    \"L2 fetch granularity: 64 bytes\"\n  ]") !=
+        std::string::npos);
+  CHECK(j.find("\"notes\": [\n        \"plan: 2 splits\",") != std::string::npos);
+  // A row without notes has no "notes" key; the run always has one (maybe empty).
+  const auto quiet = steps::summarize(chapter(), opts, {device()}, {"p"}, {row("memcpy", steps::Role::baseline, 1e9, 0.25)},
+                                      false);
+  const std::string q = steps::to_json(quiet, "2026-01-01T00:00:00Z").dump();
+  CHECK(q.find("\"notes\": []") != std::string::npos);
+  CHECK(q.find("\"notes\": [\n") == std::string::npos);
+}
+
+TEST_CASE("json: every chapter option as used, keys without dashes", "[summary]") {
+  auto info = chapter();
+  info.int_options = {{"--chase-mib", "MIB", "footprint", 512, 1, 4096}, {"--offset", "K", "offset", 0, 0, 3}};
+  info.flag_options = {{"--littles-law", "also the Little's-law rows"}, {"--fine", "fine scales"}};
+  steps::Options opts;
+  opts.ints["--chase-mib"] = 64;
+  opts.ints["--offset"] = 0;
+  opts.flags.insert("--littles-law");
+  const auto s = steps::summarize(info, opts, {device()}, {"p"}, {row("memcpy", steps::Role::baseline, 1e9, 0.25)}, false);
+  const std::string j = steps::to_json(s, "2026-01-01T00:00:00Z").dump();
+  CHECK(j.find("\"options\": {\n    \"chase-mib\": 64,\n    \"offset\": 0,\n    \"littles-law\": true,\n"
+               "    \"fine\": false,\n    \"mistakes\": false\n  }") != std::string::npos);
 }

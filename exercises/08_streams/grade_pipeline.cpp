@@ -21,6 +21,7 @@
 //      was written and that the input did not change.
 #include "graph_check.hpp"
 #include "pipeline.hpp"
+#include "recorded.hpp"
 
 #include "steps/catch.hpp"
 #include "steps/compare.hpp"
@@ -34,7 +35,6 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -42,6 +42,7 @@
 namespace {
 
 namespace check = ex08::check;
+namespace recorded = ex08::recorded;
 
 struct Shape {
   std::size_t n;
@@ -58,153 +59,29 @@ std::string name_of(const Shape& s) {
   return os.str();
 }
 
-check::Range bytes_of(const void* p, std::size_t bytes) {
-  const auto b = reinterpret_cast<std::uintptr_t>(p);
-  return {b, b + bytes};
-}
-
-/// The captured graph as graph_check sees it: what each node reads and writes.
-check::Graph read_graph(cudaGraph_t graph) {
-  std::size_t count = 0;
-  CUDA_CHECK(cudaGraphGetNodes(graph, nullptr, &count));
-  std::vector<cudaGraphNode_t> nodes(count);
-  if (count) CUDA_CHECK(cudaGraphGetNodes(graph, nodes.data(), &count));
-  std::map<cudaGraphNode_t, std::size_t> index;
-  check::Graph g;
-  for (std::size_t i = 0; i < count; ++i) {
-    index[nodes[i]] = i;
-    check::Node v;
-    cudaGraphNodeType type;
-    CUDA_CHECK(cudaGraphNodeGetType(nodes[i], &type));
-    switch (type) {
-      case cudaGraphNodeTypeKernel: {
-        cudaKernelNodeParams p{};
-        CUDA_CHECK(cudaGraphKernelNodeGetParams(nodes[i], &p));
-        if (p.func != ex08::process_kernel() || p.kernelParams == nullptr) {
-          v.kind = check::Kind::other;
-          v.label = "a kernel other than the given one (launch the stage only through ex08::process)";
-          break;
-        }
-        const float* in = *static_cast<const float* const*>(p.kernelParams[0]);
-        const float* out = *static_cast<float* const*>(p.kernelParams[1]);
-        const std::size_t n = *static_cast<const std::size_t*>(p.kernelParams[2]);
-        v.kind = check::Kind::kernel;
-        v.reads.push_back(bytes_of(in, n * sizeof(float)));
-        v.writes.push_back(bytes_of(out, n * sizeof(float)));
-        break;
-      }
-      case cudaGraphNodeTypeMemcpy: {
-        cudaMemcpy3DParms p{};
-        CUDA_CHECK(cudaGraphMemcpyNodeGetParams(nodes[i], &p));
-        if (p.srcArray || p.dstArray || p.extent.height > 1 || p.extent.depth > 1) {
-          v.kind = check::Kind::other;
-          v.label = "a 2D/3D or array copy (the pipeline needs plain cudaMemcpyAsync)";
-          break;
-        }
-        const std::size_t bytes = p.extent.width;
-        v.kind = check::Kind::copy;
-        v.reads.push_back(bytes_of(static_cast<const char*>(p.srcPtr.ptr) + p.srcPos.x, bytes));
-        v.writes.push_back(bytes_of(static_cast<const char*>(p.dstPtr.ptr) + p.dstPos.x, bytes));
-        break;
-      }
-      case cudaGraphNodeTypeMemset: {
-        cudaMemsetParams p{};
-        CUDA_CHECK(cudaGraphMemsetNodeGetParams(nodes[i], &p));
-        v.kind = check::Kind::memset;
-        const std::size_t rows = p.height ? p.height : 1;
-        v.writes.push_back(bytes_of(p.dst, rows > 1 ? p.pitch * rows : p.elementSize * p.width));
-        break;
-      }
-      case cudaGraphNodeTypeMemAlloc: {
-        cudaMemAllocNodeParams p{};
-        CUDA_CHECK(cudaGraphMemAllocNodeGetParams(nodes[i], &p));
-        v.kind = check::Kind::alloc;
-        v.writes.push_back(bytes_of(p.dptr, p.bytesize));
-        break;
-      }
-      case cudaGraphNodeTypeMemFree: {
-        void* p = nullptr;
-        CUDA_CHECK(cudaGraphMemFreeNodeGetParams(nodes[i], &p));
-        v.kind = check::Kind::free;
-        v.writes.push_back(bytes_of(p, 1));
-        break;
-      }
-      case cudaGraphNodeTypeEmpty:
-      case cudaGraphNodeTypeWaitEvent:
-      case cudaGraphNodeTypeEventRecord: v.kind = check::Kind::empty; break;
-      case cudaGraphNodeTypeHost:
-        v.kind = check::Kind::other;
-        v.label = "a host function (cudaLaunchHostFunc)";
-        break;
-      default:
-        v.kind = check::Kind::other;
-        v.label = "a graph node of type " + std::to_string(static_cast<int>(type));
-        break;
-    }
-    g.nodes.push_back(std::move(v));
-  }
-  std::size_t edges = 0;
-#if CUDART_VERSION >= 13000
-  CUDA_CHECK(cudaGraphGetEdges(graph, nullptr, nullptr, nullptr, &edges));
-#else
-  CUDA_CHECK(cudaGraphGetEdges(graph, nullptr, nullptr, &edges));
-#endif
-  std::vector<cudaGraphNode_t> from(edges), to(edges);
-  if (edges) {
-#if CUDART_VERSION >= 13000
-    CUDA_CHECK(cudaGraphGetEdges(graph, from.data(), to.data(), nullptr, &edges));
-#else
-    CUDA_CHECK(cudaGraphGetEdges(graph, from.data(), to.data(), &edges));
-#endif
-  }
-  for (std::size_t e = 0; e < edges; ++e) g.edges.push_back({index.at(from[e]), index.at(to[e])});
-  return g;
-}
-
-const char* kCaptureHint =
-    "\n  Hint: while the grader records run() nothing may wait for the GPU or use the legacy default stream: no "
-    "cudaMemcpy (without Async), cudaMalloc, cudaDeviceSynchronize, cudaStreamSynchronize or stream 0 inside "
-    "run(). Use cudaMemcpyAsync, cudaMallocAsync/cudaFreeAsync and your own streams.";
-
 /// Step 2: records run() and checks the graph. "" when right.
 std::string record(ex08::Pipeline& p, const Shape& s, cudaStream_t origin) {
-  CUDA_CHECK(cudaStreamBeginCapture(origin, cudaStreamCaptureModeThreadLocal));
-  std::string thrown;
-  try {
-    p.run(s.n, s.chunks, origin);
-  } catch (const std::exception& e) {
-    thrown = e.what();
-  }
-  cudaGraph_t raw = nullptr;
-  const cudaError_t end = cudaStreamEndCapture(origin, &raw);
-  steps::Graph graph(raw);
-  (void)cudaGetLastError();
-  if (!thrown.empty())
-    return "while the grader recorded your run() (stream capture), it failed: " + thrown + kCaptureHint;
-  if (end == cudaErrorStreamCaptureUnjoined)
-    return "a stream that waited for origin (a fork) was never joined back: origin must wait for an event "
-           "recorded at the end of every stream you use, before run() returns. Otherwise the caller, who waits "
-           "for origin only, may read the output before your last copies have landed.";
-  if (end != cudaSuccess)
-    return std::string("recording your run() failed: ") + cudaGetErrorName(end) + ": " + cudaGetErrorString(end) +
-           kCaptureHint;
+  steps::Graph graph;
+  const std::string failed = recorded::record(
+      [&] { p.run(s.n, s.chunks, origin); }, origin, graph,
+      "a stream that waited for origin (a fork) was never joined back: origin must wait for an event recorded at "
+      "the end of every stream you use, before run() returns. Otherwise the caller, who waits for origin only, "
+      "may read the output before your last copies have landed.");
+  if (!failed.empty()) return failed;
   check::Job job;
-  job.input = bytes_of(p.input(), (s.n + s.extra) * sizeof(float));
-  job.output = bytes_of(p.output(), (s.n + s.extra) * sizeof(float));
+  job.input = recorded::bytes_of(p.input(), (s.n + s.extra) * sizeof(float));
+  job.output = recorded::bytes_of(p.output(), (s.n + s.extra) * sizeof(float));
   job.n = s.n;
   job.chunks = s.chunks;
   job.streams = s.streams;
-  const std::string bad = check::analyse(read_graph(graph), job);
+  const std::string bad = check::analyse(
+      recorded::read_graph(graph, ex08::process_kernel(),
+                           "a kernel other than the given one (launch the stage only through ex08::process)"),
+      job);
   if (!bad.empty())
     return "in the work your run() enqueues (recorded, not run: checked for every order the GPU may choose, not "
            "for one lucky run): " + bad;
   return "";
-}
-
-bool is_poison(float v) {
-  std::uint32_t b;
-  std::memcpy(&b, &v, sizeof b);
-  return b == 0xFFFFFFFFu;
 }
 
 std::string run_shape(const Shape& s, std::uint64_t seed) {
@@ -212,17 +89,7 @@ std::string run_shape(const Shape& s, std::uint64_t seed) {
   ex08::Pipeline p(capacity, s.streams);
 
   // 1. Pinned host memory.
-  for (float* buffer : {p.input(), p.output()}) {
-    cudaPointerAttributes a{};
-    CUDA_CHECK(cudaPointerGetAttributes(&a, buffer));
-    (void)cudaGetLastError();
-    if (a.type != cudaMemoryTypeHost)
-      return std::string(buffer == p.input() ? "input()" : "output()") +
-             " is not pinned (page-locked) host memory: a cudaMemcpyAsync from or to pageable memory (std::vector, "
-             "new, malloc) is staged through a driver buffer and returns only when it is done, so nothing "
-             "overlaps. The results may be right; the pipeline is not. Allocate it with cudaMallocHost "
-             "(steps::PinnedBuffer).";
-  }
+  if (std::string bad = recorded::not_pinned(p.input(), p.output()); !bad.empty()) return bad;
 
   std::vector<float> x(capacity);
   steps::fill_uniform(x.data(), capacity, seed);
@@ -239,51 +106,11 @@ std::string run_shape(const Shape& s, std::uint64_t seed) {
   //    ahead of the call (the grader's, which finishes writing the input):
   //    work not ordered after origin's reads the input before it is ready.
   const std::size_t len = s.n ? (s.n + static_cast<std::size_t>(s.chunks) - 1) / static_cast<std::size_t>(s.chunks) : 1;
-  for (int round = 1; round <= 2; ++round) {
-    std::memset(p.output(), 0xFF, capacity * sizeof(float));
-    steps::grade::BusyStream origin;
-    origin.restores(p.input(), capacity * sizeof(float));
-    origin.start();
-    p.run(s.n, s.chunks, origin);
-    origin.finish();
-    const float* out = p.output();
-    for (std::size_t i = 0; i < s.n; ++i) {
-      const float want = ex08::process_reference(x[i]);
-      if (out[i] == want) continue;
-      const std::size_t c = i / len;
-      std::ostringstream os;
-      os << "run " << round << ": output[" << i << "] (chunk " << c << ", element " << i - c * len
-         << " of it) is " << steps::format_value(out[i]) << ", expected " << steps::format_value(want) << " = 2 * "
-         << steps::format_value(x[i]) << " + 1.\n  Hint: ";
-      if (is_poison(out[i]))
-        os << "never written (it still holds the grader's NaN): was chunk " << c << " copied back, and did origin "
-           << "wait for its stream before run() returned?";
-      else if (std::fabs(out[i]) > 5)
-        os << "computed from input that was not ready yet: origin had work pending ahead of your run() (the "
-              "grader's, which finishes writing the input), and chunk " << c << "'s copy did not wait for it. "
-              "Every stream you use must wait for an event recorded in origin (the fork) before its first copy.";
-      else
-        os << "a value from another element or another chunk: check the chunk's offset on the host and which "
-              "device buffer its kernel reads.";
-      return os.str();
-    }
-    for (std::size_t i = s.n; i < capacity; ++i)
-      if (!is_poison(out[i]))
-        return "run " + std::to_string(round) + ": output[" + std::to_string(i) + "] was written, but n = " +
-               std::to_string(s.n) + ": the last chunk is shorter than the others (chunk_range).";
-    if (std::memcmp(p.input(), x.data(), capacity * sizeof(float)) != 0)
-      return "run " + std::to_string(round) + ": input() changed, but it is an input.";
-  }
-  return "";
+  return recorded::two_runs([&](cudaStream_t origin) { p.run(s.n, s.chunks, origin); }, p.input(), p.output(), x,
+                             s.n, len);
 }
 
-std::string hint(const steps::Error& e) {
-  const std::string what = e.what();
-  if (what.find("apture") != std::string::npos) return std::string(kCaptureHint).substr(9);
-  return "";
-}
-
-void grade(const std::vector<Shape>& shapes) { steps::grade::shapes(shapes, name_of, run_shape, hint); }
+void grade(const std::vector<Shape>& shapes) { steps::grade::shapes(shapes, name_of, run_shape, recorded::capture_hint); }
 
 } // namespace
 

@@ -5,12 +5,14 @@
 //
 // 128 x 128 tiles of D, 256 threads = 8 warps of 64 x 32, K in slices of 128
 // bytes (= one scale block), double-buffered with cp.async. The PTX
-// instructions come from the chapter's ptx.cuh (its comments say what each
-// one does and which fragment element each lane holds).
+// instructions come from the course's steps/ptx.cuh (common/include/steps/;
+// its comments say what each one does and which fragment element each lane
+// holds).
 #pragma once
 
 #include "fp8_gemm_1x128.hpp"
-#include "ptx.cuh" // chapters/10_fp8_gemm/ptx.cuh: cp.async and mma.sync
+
+#include "steps/ptx.cuh" // cp.async and mma.sync
 
 #include <climits>
 #include <cstddef>
@@ -22,10 +24,10 @@ namespace ex10 {
 // Named (not anonymous): the stub and the solution share it.
 namespace detail {
 
-using ch10::ptx::cp_async_16;
-using ch10::ptx::cp_async_commit;
-using ch10::ptx::cp_async_wait;
-using ch10::ptx::mma_m16n8k32_e4m3;
+using steps::ptx::cp_async_16;
+using steps::ptx::cp_async_commit;
+using steps::ptx::cp_async_wait;
+using steps::ptx::mma_m16n8k32_e4m3;
 
 constexpr int BLOCK_M = 128, BLOCK_N = 128, BLOCK_K = 128;
 constexpr int kWarpsN = 4;                      // warps 0-3 take rows 0-63, warps 4-7 rows 64-127

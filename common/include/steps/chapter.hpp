@@ -8,9 +8,9 @@
 ///  2. one or more problem types `P`, each owning the inputs, outputs and
 ///     reference of some rows, built from `(const steps::Options&, steps::Run&)`
 ///     and with a `std::string describe() const`;
-///  3. a registry: `steps::group<P>({rows...})` per problem, in teaching
-///     order. Each Row names itself, says what it does and what it is (Role),
-///     and carries its meaning as functions of its problem:
+///  3. a registry: `steps::group<P>({rows...}, options)` per problem, in
+///     teaching order. Each Row names itself, says what it does and what it
+///     is (Role), and carries its meaning as functions of its problem:
 ///     @code
 ///     steps::Row<VectorAdd> r;
 ///     r.name = "float4"; r.what = "v3: ..."; r.role = steps::Role::version;
@@ -23,9 +23,26 @@
 ///     Nothing is decoded from a name: renaming a row cannot change how it
 ///     is verified. A problem is built only when one of its rows is selected,
 ///     and freed before the next problem is built.
+///
+/// The extension points (CONTRIBUTING.md, "Extension points"), instead of
+/// chapter-local group classes:
+///  - Row::unavailable: why this row cannot run here (this shape, this GPU,
+///    too few GPUs); the row is listed as skipped with the reason;
+///  - GroupOptions::on_request: a group that runs only with a flag (or when
+///    --variant names one of its rows);
+///  - GroupOptions::unavailable: why the whole group cannot run here, asked
+///    before its problem is built;
+///  - GroupOptions::before and ChapterInfo::before: hooks before a group's
+///    problem is built, and before the first group;
+///  - Run::note (a line of the run) and Run::row_note (a line of the row
+///    running now): printed under the table and written to the JSON;
+///  - Run::row_state<S>(): state one row keeps across its runs (a plan made
+///    on first use), freed when the row is done.
+///
 /// run_chapter() does the rest and returns the exit code: 0 all verified,
-/// 1 a version failed or a CUDA call failed, 2 usage error, 77 skipped,
-/// 3 a run did not finish (watchdog).
+/// 1 a version failed or a CUDA call failed, 2 usage error (or a baseline or
+/// goal naming no row of the registry), 77 skipped (no usable GPU, or every
+/// selected row skipped), 3 a run did not finish (watchdog).
 #pragma once
 
 #include "steps/cli.hpp"
@@ -72,6 +89,28 @@ struct Row {
   /// is still verified and timed, but is not ranked when that row ran too:
   /// one kernel gets one chance at "best", not two.
   std::function<std::string(P&)> same_as;
+  /// Why this row cannot run here ("" = it can): this shape, this GPU, the
+  /// number of GPUs (optional). Asked after the problem is built, before the
+  /// row runs. A skipped row is shown with its reason in the table and in the
+  /// JSON ("skipped": reason), never fails the run, and a goal that needs it
+  /// reads "not measured (skipped: reason)".
+  std::function<std::string(const P&, const Run&)> unavailable;
+};
+
+/// How a group runs (all optional): `steps::group<P>(rows, options)`.
+struct GroupOptions {
+  /// A chapter flag such as "--littles-law" (ChapterInfo::flag_options): the
+  /// group runs only with it, or when --variant names one of its rows. For
+  /// rows too slow or too special for the default table.
+  std::string on_request;
+  /// Why the whole group cannot run here ("" = it can), asked BEFORE its
+  /// problem is built: fewer GPUs than the problem needs, a compute
+  /// capability below what its kernels need. Its selected rows are listed as
+  /// skipped with the reason.
+  std::function<std::string(const Options&, const Run&)> unavailable;
+  /// Runs before the group's problem is built (and only when it will be):
+  /// set a device limit, enable peer access. May add Run::note lines.
+  std::function<void(const Options&, Run&)> before;
 };
 
 /// A row's name, description and role: what --list shows.
@@ -79,7 +118,15 @@ struct RowName {
   std::string name; ///< CLI name
   std::string what; ///< description
   Role role;        ///< role
+  std::string on_request; ///< the flag its group needs (GroupOptions::on_request), or ""
 };
+
+/// The one-line error for a registry whose names do not add up ("" when they
+/// do): ChapterInfo::baseline and every goal's rows (other than "best") must
+/// name a row, row names must be unique, and an on-request flag must be one
+/// of the chapter's flags. run_chapter() checks it first, before --help,
+/// --list or any GPU work, and exits 2 with it.
+std::string check_names(const ChapterInfo& info, const std::vector<RowName>& names);
 
 /// Runs one row (verification, then timing) and fills `out`. CUDA errors are
 /// caught into the row; returns false when the GPU context is no longer
@@ -91,7 +138,8 @@ bool run_row(RowResult& out, const Options& opts, const ChapterInfo& info, Run& 
 /// Should this row run, given --variant and --mistakes?
 bool selected(const Options& opts, const std::string& name, Role role);
 
-/// A type-erased group: the runner sees only this.
+/// A type-erased group: the runner sees only this. Chapters do not subclass
+/// it: what a group needs beyond its rows is a GroupOptions.
 class GroupBase {
 public:
   virtual ~GroupBase() = default;
@@ -108,40 +156,77 @@ public:
 using GroupPtr = std::shared_ptr<const GroupBase>;
 
 namespace detail {
+
+/// A selected row: its result so far, and whether it may run.
+RowResult start_row(const std::string& name, const std::string& what, Role role, int problem);
+
+/// Should the group run at all (its on-request flag given, or --variant)?
+bool requested(const Options& opts, const GroupOptions& options);
+
+/// Keeps Run's "row running now" for one row: the row's notes and state
+/// live from its construction to its destruction (even on an exception).
+class RowScope {
+public:
+  RowScope(Run& run, RowResult& out) : run_(run), out_(out) { run_.begin_row(out_.name); }
+  ~RowScope() { out_.notes = run_.end_row(); }
+  RowScope(const RowScope&) = delete;
+  RowScope& operator=(const RowScope&) = delete;
+
+private:
+  Run& run_;
+  RowResult& out_;
+};
+
 template <class P>
 class Group final : public GroupBase {
 public:
-  explicit Group(std::vector<Row<P>> rows) : rows_(std::move(rows)) {}
+  Group(std::vector<Row<P>> rows, GroupOptions options) : rows_(std::move(rows)), options_(std::move(options)) {}
 
   std::vector<RowName> names() const override {
     std::vector<RowName> out;
-    for (const auto& r : rows_) out.push_back({r.name, r.what, r.role});
+    for (const auto& r : rows_) out.push_back({r.name, r.what, r.role, options_.on_request});
     return out;
   }
 
   bool run(const Options& opts, const ChapterInfo& info, Run& run, std::vector<RowResult>& rows,
            std::vector<std::string>& problems) const override {
-    bool any = false;
-    for (const auto& r : rows_) any = any || selected(opts, r.name, r.role);
-    if (!any) return true;
+    std::vector<const Row<P>*> chosen;
+    for (const auto& r : rows_)
+      if (selected(opts, r.name, r.role)) chosen.push_back(&r);
+    if (chosen.empty() || !requested(opts, options_)) return true;
+    if (options_.unavailable) {
+      if (const std::string why = options_.unavailable(opts, run); !why.empty()) {
+        for (const Row<P>* r : chosen) {
+          rows.push_back(start_row(r->name, r->what, r->role, -1)); // no problem was built
+          rows.back().skipped = why;
+        }
+        return true;
+      }
+    }
+    if (options_.before) options_.before(opts, run);
     P problem(opts, run); // only now; a size that does not fit fails here (exit 1, "does not fit")
     const int index = static_cast<int>(problems.size());
     problems.push_back(problem.describe());
-    for (const auto& r : rows_) {
-      if (!selected(opts, r.name, r.role)) continue;
-      RowResult out;
-      out.name = r.name;
-      out.what = r.what;
-      out.role = r.role;
-      out.problem = index;
+    for (const Row<P>* rp : chosen) {
+      const Row<P>& r = *rp;
+      RowResult out = start_row(r.name, r.what, r.role, index);
+      if (r.unavailable) out.skipped = r.unavailable(problem, run);
+      if (!out.skipped.empty()) {
+        rows.push_back(std::move(out));
+        continue;
+      }
       if (r.work) out.work = r.work(problem);
       if (r.extras) out.extras = r.extras(problem);
       if (r.same_as) out.same_as = r.same_as(problem);
       std::function<void(cudaStream_t)> before;
       if (r.before_each) before = [&](cudaStream_t s) { r.before_each(problem, s); };
-      const bool usable = run_row(
-          out, opts, info, run, [&] { if (r.reset) r.reset(problem); }, before,
-          [&] { r.launch(problem, run); }, [&] { return r.check(problem); });
+      bool usable = true;
+      {
+        RowScope scope(run, out);
+        usable = run_row(
+            out, opts, info, run, [&] { if (r.reset) r.reset(problem); }, before,
+            [&] { r.launch(problem, run); }, [&] { return r.check(problem); });
+      }
       rows.push_back(std::move(out));
       if (!usable) return false;
     }
@@ -150,13 +235,38 @@ public:
 
 private:
   std::vector<Row<P>> rows_;
+  GroupOptions options_;
 };
 } // namespace detail
 
-/// Makes a group of rows over problem type `P`.
+/// Makes a group of rows over problem type `P` (GroupOptions: on request,
+/// unavailable here, a hook before its problem is built).
 template <class P>
-GroupPtr group(std::vector<Row<P>> rows) {
-  return std::make_shared<detail::Group<P>>(std::move(rows));
+GroupPtr group(std::vector<Row<P>> rows, GroupOptions options = {}) {
+  return std::make_shared<detail::Group<P>>(std::move(rows), std::move(options));
+}
+
+/// The vendor's copy as a row named "memcpy", the baseline of the
+/// memory-bound chapters: cudaMemcpyAsync device-to-device of `bytes(p)`
+/// bytes from `src(p)` to `dst(p)` in run.stream(). Work: every byte read
+/// once and written once (2 x bytes). `check` compares the destination with
+/// the source; `reset` (optional) runs before the verification run. Change
+/// anything else on the row it returns (hw_bytes in `work`, `what`).
+template <class P>
+Row<P> memcpy_row(std::string what, std::function<void*(P&)> dst, std::function<const void*(P&)> src,
+                  std::function<std::size_t(const P&)> bytes, std::function<Comparison(P&)> check,
+                  std::function<void(P&)> reset = {}) {
+  Row<P> r;
+  r.name = "memcpy";
+  r.what = std::move(what);
+  r.role = Role::baseline;
+  r.launch = [dst, src, bytes](P& p, Run& run) {
+    CUDA_CHECK(cudaMemcpyAsync(dst(p), src(p), bytes(p), cudaMemcpyDeviceToDevice, run.stream()));
+  };
+  r.work = [bytes](const P& p) { return Work{2.0 * static_cast<double>(bytes(p))}; };
+  r.check = std::move(check);
+  r.reset = std::move(reset);
+  return r;
 }
 
 /// The whole chapter program:

@@ -21,6 +21,7 @@ struct DeviceInfo {
   std::size_t smem_per_block_optin = 0; ///< shared memory a block may opt in to
   int max_threads_per_sm = 0;         ///< resident threads per SM
   int regs_per_sm = 0;                ///< 32-bit registers per SM
+  int async_engine_count = 0;         ///< copy engines that overlap kernels (cudaDeviceProp::asyncEngineCount)
   int mem_clock_khz = 0;              ///< memory clock
   int mem_bus_bits = 0;               ///< memory bus width
   int sm_clock_khz = 0;               ///< SM boost clock

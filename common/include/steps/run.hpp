@@ -12,6 +12,26 @@
 /// for (int c = 0; c < 4; ++c) work_on_chunk(c, side[c]);
 /// run.join();                               // stream() waits for all 4
 /// @endcode
+///
+/// A run also collects what the chapter has to say beside the numbers, so
+/// that it reaches the table and the JSON instead of stdout alone:
+/// `run.note(text)` (a line of the run: the machine's topology, a setting in
+/// force) and `run.row_note(text)` (a line of the row running now: the plan
+/// it chose). And it keeps one row's state across that row's runs:
+/// @code
+/// r.launch = [](Gemm& p, steps::Run& run) {
+///   auto& plan = run.row_state<std::unique_ptr<Plan>>(); // this row's; empty before its first run
+///   if (!plan) {                                         // the first (untimed verification) run
+///     plan = std::make_unique<Plan>(p.shape());
+///     run.row_note("plan: " + plan->describe());
+///   }
+///   plan->launch(p, run.stream());
+/// };
+/// @endcode
+/// The state is made (value-initialized) on the row's first call, lives while
+/// the row is verified and timed, and is freed when the row is done, before
+/// the next row starts and while the problem still exists: no per-row fields
+/// in the problem class.
 #pragma once
 
 #include "steps/device.hpp"
@@ -20,6 +40,10 @@
 
 #include <cuda_runtime.h>
 
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <typeinfo>
 #include <vector>
 
 namespace steps {
@@ -66,6 +90,38 @@ public:
   /// the runner checks this after every run).
   bool forked() const noexcept { return !pending_.empty(); }
 
+  /// Adds a line of the run: printed under the table, written to the JSON's
+  /// run-level "notes". Adding the same text again keeps one copy.
+  void note(const std::string& text);
+  /// Adds a line of the row running now (its "notes" in the JSON, printed
+  /// under the table as "name: text"). Adding the same text again keeps one
+  /// copy, so a launch may say something on every run; say it once where you
+  /// can (when the row's state is made). Throws std::logic_error outside a row.
+  void row_note(const std::string& text);
+  /// The notes of the run so far.
+  const std::vector<std::string>& notes() const noexcept { return notes_; }
+
+  /// State of the row running now, of type `S`: value-initialized on the
+  /// first call of the row, the same object on every later call of that row,
+  /// destroyed when the row is done. Throws std::logic_error outside a row,
+  /// or when the row asks for another type than the first time.
+  template <class S>
+  S& row_state() {
+    if (row_.empty()) throw std::logic_error("Run::row_state: no row is running");
+    if (!state_) {
+      state_ = std::make_shared<S>();
+      state_type_ = &typeid(S);
+    } else if (*state_type_ != typeid(S)) {
+      throw std::logic_error("Run::row_state: row '" + row_ + "' asked for two different state types");
+    }
+    return *static_cast<S*>(state_.get());
+  }
+
+  /// For the runner: row `name` starts (its notes and state begin empty).
+  void begin_row(const std::string& name);
+  /// For the runner: the row is done; frees its state, returns its notes.
+  std::vector<std::string> end_row();
+
 private:
   struct Side {
     int gpu;
@@ -78,6 +134,11 @@ private:
   std::vector<std::vector<RawEvent>> events_;  // per GPU, a pool reused round-robin
   std::vector<std::size_t> next_event_;
   std::vector<Side> pending_;                  // forked since the last join
+  std::vector<std::string> notes_;             // the run's notes
+  std::string row_;                            // the row running now ("" between rows)
+  std::vector<std::string> row_notes_;         // its notes
+  std::shared_ptr<void> state_;                // its state (declared last: freed before the streams)
+  const std::type_info* state_type_ = nullptr;
 };
 
 } // namespace steps

@@ -6,7 +6,9 @@
 /// printers render its Summary: `print_table()` for people, `to_json()` for
 /// tools (`./tutorial bench`, tools/results.py). The JSON says what every
 /// number is (metric and unit, which row is the baseline, which rows are
-/// references, the peak and its label), so no tool has to guess.
+/// references, the peak and its label, the options as used, which rows were
+/// skipped and why, the chapter's notes), so no tool has to guess or parse
+/// prose. Its fields: docs/results.md.
 #pragma once
 
 #include "steps/cli.hpp"
@@ -22,6 +24,8 @@
 #include <vector>
 
 namespace steps {
+
+class Run;
 
 /// What a row of the table is.
 enum class Role {
@@ -113,6 +117,10 @@ struct ChapterInfo {
   std::vector<FlagOption> flag_options; ///< chapter flags (--mistakes is always there)
   /// Checks option combinations before any GPU work; throws UsageError (exit 2).
   std::function<void(const Options&)> validate;
+  /// Runs once after the GPUs are opened, before the first group (optional):
+  /// a device setting for the whole run, a report of what the machine has
+  /// (as Run::note lines, so that it reaches the JSON).
+  std::function<void(const Options&, Run&)> before;
 };
 
 /// The DRAM peak of a device: 2 x memory clock x bus width / 8.
@@ -123,7 +131,7 @@ struct RowResult {
   std::string name;             ///< version name
   std::string what;             ///< its description
   Role role = Role::version;    ///< its role
-  int problem = 0;              ///< index of its problem (group) in Summary::problems
+  int problem = 0;              ///< index of its problem (group) in Summary::problems; -1: none was built
   Work work;                    ///< per run
   std::vector<Extra> extras;    ///< named extra columns
   bool timed = false;           ///< timing succeeded
@@ -133,6 +141,8 @@ struct RowResult {
   std::optional<Comparison> comparison; ///< present when verification ran
   std::string error;            ///< a CUDA error (or other failure) raised while running it
   std::string same_as;          ///< the row whose kernel it ran here (Row::same_as), or ""
+  std::string skipped;          ///< why it did not run here (Row/GroupOptions::unavailable), or ""
+  std::vector<std::string> notes; ///< what it said while it ran (Run::row_note)
 };
 
 /// A row with everything derived from it.
@@ -142,7 +152,7 @@ struct RowSummary {
   double ratio_to_baseline = 0; ///< throughput ratio to the baseline row (NaN if none)
   double pct_of_peak = 0;       ///< % of the chapter's peak (NaN if none)
   double speedup = 0;           ///< over the first version row (NaN for baseline/reference/mistake)
-  std::string verdict;          ///< the "verified" column: yes, NO, caught, not yet, ...
+  std::string verdict;          ///< the "verified" column: yes, NO, caught, not yet, skipped, ...
   bool ranked = false;          ///< a version row that may be "best"
   bool failed = false;          ///< wrong result or error
   bool fails_run = false;       ///< its failure makes the exit code 1
@@ -156,6 +166,15 @@ struct GoalResult {
   bool measured = false;      ///< both rows measured
   bool met = false;           ///< measured and ratio >= threshold
   bool applicable = true;     ///< the run has the goal's min_gpus GPUs (else: n/a, not a miss)
+  std::string skipped;        ///< why one of its rows was skipped ("": none was), so not measured
+};
+
+/// A chapter option's value as used (ChapterInfo::int_options, flag_options
+/// and --mistakes), for the JSON's "options".
+struct OptionValue {
+  std::string name;   ///< without the leading dashes: "chase-mib"
+  bool flag = false;  ///< a flag (value 1 = given, 0 = not)
+  std::int64_t value = 0; ///< the value
 };
 
 /// Everything a chapter run decided.
@@ -167,6 +186,7 @@ struct Summary {
   int iters = 0;                    ///< --iters
   int warmup = 0;                   ///< --warmup
   bool flush_l2 = false;            ///< --flush-l2
+  std::vector<OptionValue> options; ///< every chapter option as used
   Peak peak;                        ///< the chapter's peak on devices[0]
   std::vector<RowSummary> rows;     ///< in registry order
   std::vector<std::string> extra_columns; ///< names of the extra columns, in first-seen order
@@ -175,15 +195,18 @@ struct Summary {
   std::string best;                 ///< the fastest verified version row
   std::string first;                ///< the first verified version row (speedups are over it)
   std::vector<GoalResult> goals;    ///< one per ChapterInfo::goals
-  std::vector<std::string> notes;   ///< lines for stdout (mistakes caught, yours not yet)
-  std::vector<std::string> errors;  ///< lines for stderr (failures)
+  std::vector<std::string> notes;   ///< the chapter's notes of the run (Run::note)
+  std::vector<std::string> messages; ///< lines for stdout (mistakes caught, yours not yet)
+  std::vector<std::string> errors;  ///< lines for stderr (failures; nothing ran)
   bool aborted = false;             ///< stopped early (unusable GPU context)
-  int exit_code = 0;                ///< 0 all verified, 1 a failure
+  int exit_code = 0;                ///< 0 all verified, 1 a failure, 77 every row was skipped
 };
 
-/// Decides everything about a run. Pure: no output, no CUDA.
+/// Decides everything about a run. Pure: no output, no CUDA. `notes`: the
+/// run's notes (Run::notes()).
 Summary summarize(const ChapterInfo& info, const Options& opts, const std::vector<DeviceInfo>& devices,
-                  const std::vector<std::string>& problems, std::vector<RowResult> rows, bool aborted);
+                  const std::vector<std::string>& problems, std::vector<RowResult> rows, bool aborted,
+                  const std::vector<std::string>& notes = {});
 
 /// The metric's unit: "GB/s", "TFLOP/s" or "us".
 const char* metric_unit(Metric m);
@@ -191,7 +214,7 @@ const char* metric_unit(Metric m);
 /// Prints the header, table, notes and goals (failures go to `err`).
 void print_table(const Summary& s, std::ostream& out, std::ostream& err);
 
-/// The JSON document of a run (schema 2; see CONTRIBUTING.md, "Results").
+/// The JSON document of a run (schema 3; its fields: docs/results.md).
 Json to_json(const Summary& s, const std::string& date);
 
 } // namespace steps

@@ -184,6 +184,24 @@ inline std::string explain(const Report& r) {
       os << "full[s] gets one arrival per use: the producer's arrive_expect_tx.";
     break;
   }
+  case Finding::barrier_before_fence:
+    os << "ring protocol: " << who(r) << " reached the consumers' barrier with its writes of out[" << r.stage
+       << "] not yet fenced (lap " << r.lap << ").\n  Hint: fence_proxy_async() goes between a thread's writes "
+          "and the barrier, in every consumer thread: the storer issues the bulk store as soon as the barrier "
+          "opens, and the copy engine (the async proxy) sees only the writes fenced before that. A fence after "
+          "the barrier comes too late for the store, however fast it runs. (A check of the order of the steps, "
+          "made by the given wrappers on every run: the timing rarely shows this one in the results.)";
+    break;
+  case Finding::init_not_fenced:
+    os << "ring protocol: " << who(r) << " used " << bar
+       << " with no fence.mbarrier_init after the barriers were initialised.\n  Hint: after the init() calls, "
+          "thread 0 calls fence_barrier_init() (fence.mbarrier_init.release.cluster), then everyone meets at "
+          "__syncthreads(): the PTX ISA's fence for mbarrier.init, which makes the initialised barriers visible "
+          "to the other threads and to the copy engine that completes its copies on them. (A check of the order "
+          "of the steps, made by the given wrappers: in this one-block launch the results are likely right "
+          "without it, since the __syncthreads() also orders the init before the other threads; it is not "
+          "enough once the barriers are used across a cluster.)";
+    break;
   case Finding::none:
   default:
     os << "the kernel stopped (event " << r.event << ") without a report that the grader understands.";

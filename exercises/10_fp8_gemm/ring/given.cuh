@@ -1,19 +1,23 @@
 // Exercise 10, part 2 (ring): what is given (and correct). Your ring.cu and
 // the solution both include this file; you do not need to change it.
 //
-//   - thin wrappers of the PTX instructions of the ring: mbarrier init /
-//     arrive / arrive.expect_tx / try_wait.parity (chapters/10_fp8_gemm/
-//     ptx.cuh has the first three), the 1-D bulk copies (TMA without a tensor
-//     map) global -> shared and shared -> global, their commit and
-//     wait_group.read, fence.proxy.async, and the consumers' named barrier;
+//   - the steps of the ring, each around the course's PTX wrapper
+//     (steps/ptx.cuh: mbarrier init / arrive / arrive.expect_tx, the fence
+//     after init, the 1-D bulk copy global -> shared, fence.proxy.async, the
+//     bulk group's commit and wait_group.read) or, where steps/ptx.cuh has
+//     none, its own instruction: the bounded mbarrier.try_wait.parity, the
+//     1-D bulk copy shared -> global, and the consumers' named barrier (the
+//     non-.aligned form);
 //   - the work of a stage: load (producer), convert and store (consumers);
 //   - the watchdog: every wait is bounded; past Watch::timeout_s the block
 //     writes a Report (where it waited, for which parity) into mapped host
 //     memory and stops the kernel with __trap();
 //   - with STEPS_RING_CHECKED (the grader's build), a shadow of the protocol
 //     in shared memory, updated by these wrappers: each one checks that the
-//     ring is in a state where its step is allowed (a store only after every
-//     writer's fence, a release only after the store has read the stage...)
+//     ring is in a state where its step is allowed (no barrier used before
+//     the fence after its init, a consumer at the barrier only after the
+//     fence of its writes, a store only after every writer's fence, a
+//     release only after the store has read the stage...)
 //     and reports a violation the same way. Races then fail every time, not
 //     only when the timing happens to expose them.
 //   - the launch.
@@ -21,9 +25,8 @@
 
 #include "ring.hpp"
 
-#include "ptx.cuh" // chapters/10_fp8_gemm/ptx.cuh: mbarrier_init, _arrive, _arrive_expect_tx, named_barrier_sync
-
 #include "steps/error.hpp"
+#include "steps/ptx.cuh" // mbarrier_init, _arrive, _arrive_expect_tx, named_barrier_sync
 
 #include <cuda_bf16.h>
 #include <cuda_fp8.h>
@@ -59,6 +62,7 @@ struct Params {
 #if STEPS_RING_CHECKED
 /// The checked build's shadow of the protocol.
 struct Shadow {
+  int init_fenced;              // 1: fence.mbarrier_init after the barriers' init
   StageShadow stage[kStages];
   WarpWait warp[1 + kConsumerWarps];
   int waits[kThreads];          // waits so far of each thread: its chunk iteration
@@ -198,12 +202,30 @@ __device__ __forceinline__ void init(std::uint64_t* bars, int stage, int count) 
   StageShadow& st = shared().shadow.stage[stage];
   (barrier == kFull ? st.full_init : st.empty_init) = count;
 #endif
-  ch10::ptx::mbarrier_init(&bars[stage], static_cast<std::uint32_t>(count));
+  steps::ptx::mbarrier_init(&bars[stage], static_cast<std::uint32_t>(count));
 }
 
-/// Makes the initialised barriers visible to the other threads and to the
-/// copy engine (a __syncthreads() follows).
-__device__ __forceinline__ void fence_barrier_init() { ch10::ptx::fence_barrier_init(); }
+/// fence.mbarrier_init.release.cluster: makes this thread's mbarrier.init
+/// visible to the other threads and to the copy engine, which completes its
+/// copies on the barriers (a __syncthreads() follows). The PTX ISA's fence for
+/// exactly this: it orders only the thread's earlier mbarrier.init. (Not
+/// fence.proxy.async: cp.async.bulk accesses its mbarrier through the generic
+/// proxy; the proxy fence is for the data the copy engine reads, out[].)
+__device__ __forceinline__ void fence_barrier_init() {
+  steps::ptx::fence_barrier_init();
+#if STEPS_RING_CHECKED
+  shared().shadow.init_fenced = 1;
+#endif
+}
+
+/// Checked builds: a barrier used before the fence after its init.
+__device__ __forceinline__ void check_init_fenced(int barrier, int stage) {
+#if STEPS_RING_CHECKED
+  if (!shared().shadow.init_fenced) report_and_trap(Finding::init_not_fenced, barrier, stage, -1, -1, -1, -1, 0, 0);
+#else
+  (void)barrier, (void)stage;
+#endif
+}
 
 __device__ __forceinline__ bool try_wait(std::uint64_t* bar, std::uint32_t parity) {
   std::uint32_t done;
@@ -212,7 +234,7 @@ __device__ __forceinline__ bool try_wait(std::uint64_t* bar, std::uint32_t parit
       "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
       "selp.u32 %0, 1, 0, p;\n}\n"
       : "=r"(done)
-      : "r"(ch10::ptx::smem_addr(bar)), "r"(parity)
+      : "r"(steps::ptx::smem_addr(bar)), "r"(parity)
       : "memory");
   return done != 0;
 }
@@ -227,6 +249,7 @@ __device__ __forceinline__ void wait(std::uint64_t* bars, int stage, std::uint32
   const int barrier = barrier_of(bars);
   const int p = static_cast<int>(parity);
   int lap = -1, want_stage = -1, want_parity = -1;
+  check_init_fenced(barrier, stage);
 #if STEPS_RING_CHECKED
   Shadow& sh = sm.shadow;
   const int it = sh.waits[threadIdx.x];
@@ -267,6 +290,7 @@ __device__ __forceinline__ void wait(std::uint64_t* bars, int stage, std::uint32
 __device__ __forceinline__ void arrive(std::uint64_t* bars, int stage) {
   const int barrier = barrier_of(bars);
   check_stage(barrier, stage);
+  check_init_fenced(barrier, stage);
 #if STEPS_RING_CHECKED
   Shadow& sh = shared().shadow;
   const int it = iteration() - 1;
@@ -274,7 +298,7 @@ __device__ __forceinline__ void arrive(std::uint64_t* bars, int stage) {
     report_and_trap(Finding::release_before_read, barrier, stage, -1, it / kStages, it % kStages, -1, 0, 0);
   atomicAdd(barrier == kFull ? &sh.stage[stage].full_arrivals : &sh.stage[stage].empty_arrivals, 1);
 #endif
-  ch10::ptx::mbarrier_arrive(&bars[stage]);
+  steps::ptx::mbarrier_arrive(&bars[stage]);
 }
 
 /// One arrival on bars[stage] that also announces `bytes` more bytes to
@@ -283,12 +307,13 @@ __device__ __forceinline__ void arrive(std::uint64_t* bars, int stage) {
 __device__ __forceinline__ void arrive_expect_tx(std::uint64_t* bars, int stage, int bytes) {
   const int barrier = barrier_of(bars);
   check_stage(barrier, stage);
+  check_init_fenced(barrier, stage);
 #if STEPS_RING_CHECKED
   StageShadow& st = shared().shadow.stage[stage];
   st.expect_bytes = bytes;
   ++st.full_arrivals;
 #endif
-  ch10::ptx::mbarrier_arrive_expect_tx(&bars[stage], static_cast<std::uint32_t>(bytes));
+  steps::ptx::mbarrier_arrive_expect_tx(&bars[stage], static_cast<std::uint32_t>(bytes));
 }
 
 // ------------------------------------------------------ the work of a stage
@@ -318,12 +343,8 @@ __device__ __forceinline__ void load(const Params& p, int stage, int c) {
   ++sh.stage[stage].loads;
   sh.stage[stage].copy_bytes = bytes;
 #endif
-  const std::uint8_t* src = p.x + static_cast<std::size_t>(c) * kChunk;
-  asm volatile(
-      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(
-          ch10::ptx::smem_addr(sm.in[stage])),
-      "l"(src), "r"(bytes), "r"(ch10::ptx::smem_addr(&sm.full[stage]))
-      : "memory");
+  steps::ptx::bulk_load(sm.in[stage], p.x + static_cast<std::size_t>(c) * kChunk, static_cast<std::uint32_t>(bytes),
+                        &sm.full[stage]);
 }
 
 /// Consumers (all 128 threads): out[stage] = BF16 of in[stage] times its
@@ -370,7 +391,7 @@ __device__ __forceinline__ void convert(const Params& p, int stage, int c) {
 /// Orders this thread's earlier shared-memory writes (generic proxy) before
 /// later accesses by the copy engine (async proxy): fence.proxy.async.
 __device__ __forceinline__ void fence_proxy_async() {
-  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+  steps::ptx::fence_proxy_async();
 #if STEPS_RING_CHECKED
   // Counted per stage (not read from the other threads' entries): the
   // storer must not read what a thread writes on its way to the next chunk.
@@ -386,7 +407,19 @@ __device__ __forceinline__ void fence_proxy_async() {
 /// The consumers' barrier (named barrier 1, the 128 consumer threads; the
 /// producer warp is not held up). The non-.aligned form: a thread may arrive
 /// here while others of its warp are still elsewhere (the storer).
+/// Checked builds: a thread arriving with writes of out[] it has not fenced
+/// yet is refused here, whatever the timing: the storer may issue the copy
+/// as soon as the barrier opens, and a fence after it comes too late.
 __device__ __forceinline__ void consumer_sync() {
+#if STEPS_RING_CHECKED
+  {
+    const int written = shared().shadow.unfenced[threadIdx.x];
+    if (written >= 0) {
+      const int it = iteration() - 1;
+      report_and_trap(Finding::barrier_before_fence, kFull, written, -1, it < 0 ? 0 : it / kStages, written, -1, 0, 0);
+    }
+  }
+#endif
   asm volatile("barrier.sync 1, %0;\n" ::"r"(kConsumers) : "memory");
 }
 
@@ -409,16 +442,16 @@ __device__ __forceinline__ void store(const Params& p, int stage, int c) {
   std::uint16_t* dst = p.y + static_cast<std::size_t>(c) * kChunk;
   const int bytes = 2 * chunk_elements(p, c);
   asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;\n" ::"l"(dst),
-               "r"(ch10::ptx::smem_addr(sm.out[stage])), "r"(bytes)
+               "r"(steps::ptx::smem_addr(sm.out[stage])), "r"(bytes)
                : "memory");
-  asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+  steps::ptx::bulk_commit();
 }
 
 /// Waits until this thread's bulk stores have finished READING shared memory
 /// (cp.async.bulk.wait_group.read 0); their writes to global memory may
 /// still be on their way, which is fine: the stage may be refilled now.
 __device__ __forceinline__ void wait_store_read() {
-  asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
+  steps::ptx::bulk_wait_read<0>();
 #if STEPS_RING_CHECKED
   shared().shadow.unread[threadIdx.x] = 0;
 #endif
@@ -440,6 +473,7 @@ __device__ __forceinline__ Shared& begin(const Params& p) {
   sh.waited[threadIdx.x] = -1;
   sh.unfenced[threadIdx.x] = -1;
   sh.unread[threadIdx.x] = 0;
+  if (threadIdx.x == 0) sh.init_fenced = 0;
   if (threadIdx.x < kStages) sh.stage[threadIdx.x] = StageShadow{};
   if (threadIdx.x <= kConsumerWarps) sh.warp[threadIdx.x] = WarpWait{0, kNoBarrier, -1, -1, -1, -1};
 #endif

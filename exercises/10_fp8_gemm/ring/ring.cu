@@ -73,7 +73,9 @@ __global__ void __launch_bounds__(kThreads) dequantize_ring(const Params p) {
         // to the producer?
       }
       // TODO 7: release the stage: who arrives on empty[], and how many
-      // arrivals make a phase (TODO 1)?
+      // arrivals make a phase (TODO 1)? Any choice works if one use of the
+      // stage brings exactly that many arrivals and the phase cannot complete
+      // before the storer's copy has read out[] (README: "Arrive counts").
       ring.advance();
     }
   }

@@ -46,6 +46,8 @@ enum class Finding : int {
   store_before_fence,     ///< the bulk store was issued before every writer's fence.proxy.async
   release_before_read,    ///< arrive on empty[] while the thread's bulk store may still read the stage
   arrivals_mismatch,      ///< arrivals per use of a stage differ from the barrier's count
+  barrier_before_fence,   ///< a consumer reached the barrier before fence.proxy.async after its writes of out[]
+  init_not_fenced,        ///< a barrier used with no fence.mbarrier_init after the barriers' init
 };
 
 /// Which barrier: full[s] (data arrived) or empty[s] (stage released).

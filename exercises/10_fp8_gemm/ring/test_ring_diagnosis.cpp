@@ -196,7 +196,7 @@ TEST_CASE("protocol steps out of turn", "[ring]") {
     INFO(m);
     CHECK(has(m, "announced 8192 bytes on full[0] (arrive_expect_tx), but the copy of this chunk brings 16 bytes"));
   }
-  SECTION("missing_fence") {
+  SECTION("a store before every writer's fence (a writer that skipped the barrier)") {
     Report r = base(Finding::store_before_fence);
     r.warp = 1;
     r.stage = 1;
@@ -215,6 +215,29 @@ TEST_CASE("protocol steps out of turn", "[ring]") {
     INFO(m);
     CHECK(has(m, "released stage 2 (arrive on empty[2]) while its bulk store"));
     CHECK(has(m, "wait_group.read 0"));
+  }
+  SECTION("fence_after_barrier, missing_fence: found at the barrier") {
+    Report r = base(Finding::barrier_before_fence);
+    r.warp = 3;
+    r.barrier = kFull;
+    r.stage = 1;
+    r.lap = 0;
+    const std::string m = explain(r);
+    INFO(m);
+    CHECK(has(m, "block 0 warp 3 (consumer) reached the consumers' barrier with its writes of out[1] not yet fenced"));
+    CHECK(has(m, "between a thread's writes and the barrier"));
+    CHECK(has(m, "A check of the order of the steps"));
+  }
+  SECTION("no_fence_after_init") {
+    Report r = base(Finding::init_not_fenced);
+    r.warp = 0;
+    r.barrier = kEmpty;
+    r.stage = 0;
+    const std::string m = explain(r);
+    INFO(m);
+    CHECK(has(m, "block 0 warp 0 (producer) used empty[0] with no fence.mbarrier_init"));
+    CHECK(has(m, "fence_barrier_init() (fence.mbarrier_init.release.cluster)"));
+    CHECK(has(m, "A check of the order of the steps"));
   }
   SECTION("the stub: a barrier count of 0") {
     Report r = base(Finding::bad_init_count);

@@ -1,5 +1,5 @@
-// Chapter 10: the PTX instructions the tensor-core versions use, one small
-// wrapper each, with the rules that come with them.
+// The PTX instructions of chapter 10's tensor-core kernels and of exercise
+// 10, one small wrapper each, with the rules that come with them.
 //
 //   cp.async (sm_80+)  copies 16 bytes global -> shared without passing
 //                      through registers; completes asynchronously, in
@@ -19,13 +19,37 @@
 //                      memory through descriptors, into 64 x N FP32 registers;
 //                      asynchronous: commit, then wait.
 //   setmaxnreg (sm_90a) moves registers between warpgroups of a block.
+//
+// A binary built for several architectures compiles each kernel once per
+// architecture. A kernel that uses an instruction some of them lack wraps its
+// body in `#if STEPS_PTX_SM90A` (wgmma, setmaxnreg, TMA, clusters) or
+// `#if STEPS_PTX_FP8_MMA` (FP8 mma.sync, cp.async) ... `#endif`: elsewhere
+// it compiles to an empty kernel, which the program must not launch there
+// (it checks the GPU's compute capability first).
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cstdint>
 
-namespace ch10::ptx {
+/// 1 in the device pass for sm_90a (`-gencode arch=compute_90a,code=sm_90a`),
+/// the only one with Hopper's arch-specific instructions; 0 in every other
+/// pass (the host pass included).
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define STEPS_PTX_SM90A 1
+#else
+#define STEPS_PTX_SM90A 0
+#endif
+
+/// 1 in the device passes for sm_89 and later (FP8 mma.sync exists there);
+/// 0 in earlier ones and in the host pass.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
+#define STEPS_PTX_FP8_MMA 1
+#else
+#define STEPS_PTX_FP8_MMA 0
+#endif
+
+namespace steps::ptx {
 
 /// Copies 16 bytes from global to shared memory, asynchronously. Both
 /// addresses must be 16-byte aligned. ".cg" caches in L2 only: the bytes are
@@ -278,7 +302,7 @@ __device__ __forceinline__ void wgmma_m64n128k32_e4m3(float (&d)[64], std::uint6
 }
 
 /// The same for a 64 x 96 piece of D (B: 96 x 32 E4M3): 48 registers,
-/// d[4i] .. d[4i+3] as above for i = 0..11 (v6's half tiles).
+/// d[4i] .. d[4i+3] as above for i = 0..11 (chapter 10's v6: half tiles).
 __device__ __forceinline__ void wgmma_m64n96k32_e4m3(float (&d)[48], std::uint64_t desc_a, std::uint64_t desc_b,
                                                      std::uint32_t accumulate) {
     asm volatile(
@@ -321,7 +345,7 @@ __device__ __forceinline__ void named_barrier_sync(int id, int threads) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
 
-// ------------------------------------------- flags between blocks (v7)
+// ------------------------------ flags between blocks (chapter 10's v7)
 
 /// Reads a flag in global memory with acquire semantics at GPU scope: what
 /// the writer did before its release is visible after this load sees it.
@@ -350,4 +374,4 @@ __device__ __forceinline__ void setmaxnreg_inc() {
   asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kRegs));
 }
 
-} // namespace ch10::ptx
+} // namespace steps::ptx

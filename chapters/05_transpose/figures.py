@@ -1,0 +1,45 @@
+"""Chapter 05's hook (tools/hooks.py): the transpose picture, pattern_transpose.png.
+
+Drawn from the index arithmetic of the kernels (the same formulas as the
+code), not measured: the lesson puts the measured numbers beside it.
+"""
+import os
+
+
+def transpose(plt, out):
+    """Transpose through a shared tile: a warp reads a row of the input
+    (coalesced), writes a row of the output (coalesced), and the tile turns
+    the row into a column in between."""
+    fig, axes = plt.subplots(1, 3, figsize=(12, 4.2))
+    n = 8
+    titles = ["input: a warp reads row r (coalesced)", "shared tile: stored by rows, loaded by columns",
+              "output: a warp writes row c (coalesced)"]
+    for k, ax in enumerate(axes):
+        for i in range(n):
+            for j in range(n):
+                ax.add_patch(plt.Rectangle((j, n - 1 - i), 1, 1, fill=False, edgecolor="#999", lw=0.5))
+        ax.set_xlim(-0.2, n + 0.2)
+        ax.set_ylim(-1.4, n + 0.2)
+        ax.set_aspect("equal")
+        ax.axis("off")
+        ax.set_title(titles[k], fontsize=9)
+    r, c = 2, 5
+    for j in range(n):  # the reading warp: input row r -> tile row r
+        axes[0].add_patch(plt.Rectangle((j, n - 1 - r), 1, 1, color="#3b7dd8", alpha=0.85))
+        axes[1].add_patch(plt.Rectangle((j, n - 1 - r), 1, 1, color="#3b7dd8", alpha=0.85))
+    for i in range(n):  # the writing warp: tile column c -> output row c
+        axes[1].add_patch(plt.Rectangle((c + 0.08, n - 1 - i + 0.08), 0.84, 0.84, fill=False, edgecolor="#e07b39", lw=2.5))
+        axes[2].add_patch(plt.Rectangle((i, n - 1 - c), 1, 1, color="#e07b39"))
+    axes[1].text(0, -0.9, "blue: row r, stored by one warp\norange: column c, loaded by one warp", fontsize=8)
+    axes[2].text(0, -0.9, "out[c][i] = tile[i][c] = in[i][c]", fontsize=8)
+    fig.suptitle("Transpose through shared memory (8 x 8 shown; the kernels use 32 x 32): one row of the input "
+                 "ends up as one column of the output", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+
+
+def diagrams(out_dir, plt):
+    out = os.path.join(out_dir, "pattern_transpose.png")
+    transpose(plt, out)
+    return [out]

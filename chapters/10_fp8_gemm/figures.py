@@ -1,0 +1,220 @@
+"""Chapter 10's hooks (tools/hooks.py): the shapes table's lines and the pipeline-depth chart.
+
+Both read each run's "options" (m, n, k, stages: docs/results.md), never its
+label or problem text. bench_shapes runs two kinds of extra runs: other
+shapes (other m, n, k) and the pipeline-depth sweep (the default shape with
+--stages 2 to 5). A labelled run at the default run's m, n, k is part of the
+sweep: it goes to the chart, not to the shapes table.
+
+diagrams(out_dir, plt) draws the lesson's pictures of the bridge from
+chapter 03's tiles to Hopper's tensor cores (ch10_*.png). They are drawn
+from the kernels' shapes and formulas (tile sizes, the 128-byte swizzle, the
+ring's parities), not measured: the lesson puts the measured numbers beside
+them.
+"""
+from charts import save_chart
+
+ROWS = ("warp_specialized",)  # v4, the version whose ring depth the sweep varies
+
+
+def _split(runs):
+    """(default run, [shape runs], [sweep runs]); LookupError when a run lacks the options."""
+    lacking = [k for k, r in runs.items() if not all(x in (r.get("options") or {}) for x in ("m", "n", "k", "stages"))]
+    if lacking:
+        raise LookupError(f"{len(lacking)} of {len(runs)} runs state no options m, n, k, stages "
+                          "(results written before the \"options\" field; re-run ./tutorial bench)")
+    default = [r for r in runs.values() if not r.get("label")]
+    if len(default) != 1:
+        raise LookupError("no default run (one without a label) among the runs")
+    default = default[0]
+    labelled = [r for r in runs.values() if r.get("label")]
+    return (default, [r for r in labelled if _dims(r) != _dims(default)],
+            [r for r in labelled if _dims(r) == _dims(default)])
+
+
+def _dims(r):
+    """(M, N, K) of a run: --m and --n at 0 mean --size (the run's "size"), as the program's --help says."""
+    o = r["options"]
+    return (o["m"] or r["size"], o["n"] or r["size"], o["k"])
+
+
+def _shape(r):
+    return " x ".join(str(x) for x in _dims(r))
+
+
+def shapes(runs):
+    default, others, _sweep = _split(runs)
+    return [(_shape(default) + " (default)", default)] + [(r["label"], r) for r in others]
+
+
+def charts(runs, machine, out_dir, plt):
+    """v4's TFLOP/s against the stages of its ring, with the baseline measured in each of the same runs."""
+    _default, _others, sweep = _split(runs)
+    points = []
+    for r in sweep:
+        rows = {x["name"]: x for x in r["rows"]}
+        v4, base = rows.get(ROWS[0], {}), rows.get(r.get("baseline") or "", {})
+        if v4.get("value") and base.get("value"):
+            points.append((r["options"]["stages"], v4["value"], base["value"]))
+    if len(points) < 2:
+        raise LookupError(f"{len(points)} sweep run(s) with both {ROWS[0]} and the baseline measured (2 needed)")
+    points.sort()
+    fig, ax = plt.subplots(figsize=(6.5, 4.0), dpi=110)
+    xs = [p[0] for p in points]
+    ax.plot(xs, [p[1] for p in points], marker="o", color="#2a7ab0", label="v4 " + ROWS[0])
+    ax.plot(xs, [p[2] for p in points], marker="s", color="#888888", linestyle="--",
+            label="cuBLASLt block-scaled (same run)")
+    for x, v, _ in points:
+        ax.annotate(f"{v:.0f}", (x, v), textcoords="offset points", xytext=(0, 7), ha="center", fontsize=8)
+    ax.set_xticks(xs)
+    ax.set_xlabel("stages in the ring (32.5 KB each: A, B and A's scales)")
+    ax.set_ylabel("TFLOP/s")
+    ax.set_ylim(0, max(max(p[1], p[2]) for p in points) * 1.15)
+    ax.set_title(f"Pipeline depth: {_shape(sweep[0])} on {sweep[0]['gpu']['name']}", fontsize=10)
+    ax.legend(fontsize=8, loc="lower right")
+    out = f"{out_dir}/ch{sweep[0]['chapter']}_stages_{machine}.png"
+    save_chart(plt, fig, ax, out)
+    return [out]
+
+
+def diagrams(out_dir, plt):
+    """Writes docs/figures/ch10_*.png; returns their paths."""
+    import os
+
+    from matplotlib.patches import FancyArrowPatch, Rectangle
+
+    os.makedirs(out_dir, exist_ok=True)
+    out = []
+
+    def save(fig, name):
+        path = os.path.join(out_dir, name)
+        fig.savefig(path, dpi=110, bbox_inches="tight")
+        plt.close(fig)
+        out.append(path)
+
+    def box(ax, x, y, w, h, color="#ffffff", text=None, size=8, lw=0.8, edge="#333333", **kw):
+        ax.add_patch(Rectangle((x, y), w, h, facecolor=color, edgecolor=edge, lw=lw))
+        if text:
+            ax.text(x + w / 2, y + h / 2, text, ha="center", va="center", fontsize=size, **kw)
+
+    def arrow(ax, a, b, color="#333333", style="-|>", lw=1.0, rad=0.0):
+        ax.add_patch(FancyArrowPatch(a, b, arrowstyle=style, mutation_scale=10, color=color, lw=lw,
+                                     connectionstyle=f"arc3,rad={rad}"))
+
+    blue, orange, green, grey, red = "#a9cce3", "#f5cba7", "#abebc6", "#e5e7e9", "#f1948a"
+
+    # 1. From chapter 03's tiles to tensor cores: who computes what, per instruction.
+    fig, axes = plt.subplots(1, 3, figsize=(13, 4.6), gridspec_kw={"width_ratios": [1.1, 1, 1.25]})
+    ax = axes[0]
+    for i in range(8):  # a 128 x 128 block tile, 2 x 4 warps of 64 x 32 (v2's split)
+        r, c = divmod(i, 4)
+        box(ax, c * 32, 64 - r * 64, 32, 64, blue if i else orange, f"warp {i}\n64 x 32", 7)
+    box(ax, 2, 118, 8, 8, red, None)  # chapter 03: one thread's 8 x 8 outputs
+    ax.text(2, -2, "red: chapter 03's thread tile, 8 x 8 outputs, 64 FFMA per k;\n"
+            "here one instruction of a warp covers 16 x 8 x 32 (v2), of a warpgroup 64 x 128 x 32 (v3+)",
+            fontsize=7, va="top")
+    ax.set_title("a block's 128 x 128 tile of D\n(ch. 03: threads own outputs; here: warps own MMAs)", fontsize=9)
+    ax.set_xlim(-2, 130); ax.set_ylim(-16, 132); ax.set_aspect("equal"); ax.axis("off")
+
+    ax = axes[1]  # mma.sync m16n8k32: one warp, operands in registers
+    box(ax, 0, 40, 32, 16, blue, "A 16 x 32\n(4 regs/lane)", 7)
+    box(ax, 40, 64, 8, 32, green, "B\n32 x 8\n(2 regs)", 6)
+    box(ax, 40, 40, 8, 16, orange, "D\n16x8", 6)
+    ax.text(24, 20, "mma.sync.m16n8k32 (sm_89+)\none warp, 32 lanes\nA, B, D all in registers:\n"
+            "the warp loads them itself\n4,096 multiply-adds / instruction", ha="center", fontsize=8)
+    ax.set_title("Ampere/Ada: warp-level MMA", fontsize=9)
+    ax.set_xlim(-4, 60); ax.set_ylim(0, 100); ax.set_aspect("equal"); ax.axis("off")
+
+    ax = axes[2]  # wgmma m64nNk32: a warpgroup, operands in shared memory
+    for w in range(4):
+        box(ax, 0, 64 + 48 - 16 * (w + 1), 32, 16, blue, f"A rows {16 * w}..{16 * w + 15}", 6)
+        box(ax, 40 + 0, 64 + 48 - 16 * (w + 1), 64, 16, orange, f"D rows {16 * w}..{16 * w + 15}: warp {w}'s registers", 6)
+    box(ax, 40, 116, 64, 32, green, "B  32 x N  (N = 8 .. 256)", 7)
+    ax.text(0, 116 + 16, "shared memory,\nread through\n64-bit descriptors", fontsize=7, va="center")
+    ax.text(52, 40, "wgmma.mma_async.m64nNk32 (sm_90a)\n4 warps = a warpgroup, 128 threads\n"
+            "A, B: shared memory; D: registers\nasynchronous: issue, commit, wait later\n"
+            "N = 128: 262,144 multiply-adds / instruction", ha="center", va="top", fontsize=8)
+    ax.set_title("Hopper: warpgroup-level MMA", fontsize=9)
+    ax.set_xlim(-4, 110); ax.set_ylim(0, 152); ax.set_aspect("equal"); ax.axis("off")
+    save(fig, "ch10_tiles.png")
+
+    # 2. The 128-byte swizzle: a K block of 8 rows, each 128 bytes = eight 16-byte chunks.
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4.4))
+    cmap = plt.get_cmap("tab10")
+    for ax, swz, title in ((axes[0], False, "plain: chunk c of every row in slot c"),
+                           (axes[1], True, "128-byte swizzle: chunk c of row r in slot c XOR (r mod 8)")):
+        for r in range(8):
+            for s in range(8):
+                c = s ^ r if swz else s
+                box(ax, s, 7 - r, 1, 1, cmap(c / 10) if c == 0 else "#ffffff", f"{c}", 8)
+        hits = sorted({(0 ^ r) if swz else 0 for r in range(8)})
+        ax.text(4, -0.9, f"chunk 0 of rows 0..7 lies in slots {hits}:\n"
+                + ("all 32 banks, one pass" if swz else "the same 4 banks, 8 passes (8-way conflict)"),
+                ha="center", va="top", fontsize=8)
+        for s in range(8):
+            ax.text(s + 0.5, 8.15, f"{s}", ha="center", fontsize=7)
+        ax.text(4, 8.6, "slot (16 bytes = 4 banks: slot s holds banks 4s .. 4s + 3)", ha="center", fontsize=7)
+        for r in range(8):
+            ax.text(-0.15, 7.5 - r, f"row {r}", ha="right", va="center", fontsize=7)
+        ax.set_title(title, fontsize=9, pad=4)
+        ax.set_xlim(-1.2, 8.2); ax.set_ylim(-2.2, 9.2); ax.set_aspect("equal"); ax.axis("off")
+    fig.suptitle("One K block of a tile in shared memory (numbers: which 16-byte chunk of the row sits there). "
+                 "The pattern repeats every 8 rows = 1024 bytes.", fontsize=9, y=0.02)
+    save(fig, "ch10_swizzle.png")
+
+    # 3. The ring: stages, full/empty barriers, lap parity.
+    fig, ax = plt.subplots(figsize=(14, 4.8))
+    stages = 5
+    for s in range(stages):
+        x = 2.6 + s * 2.2
+        box(ax, x, 2.0, 1.8, 1.4, blue if s in (1, 2) else (green if s == 0 else grey),
+            f"stage {s}\nA, B tiles\n+ scales", 7)
+        box(ax, x, 3.55, 1.8, 0.45, "#fdebd0", f"full[{s}]", 7)
+        box(ax, x, 1.4, 1.8, 0.45, "#e8daef", f"empty[{s}]", 7)
+    box(ax, 2.6, 5.0, 10.6, 0.8, orange, "producer (1 thread): wait empty[s] -> expect_tx(full[s], bytes) -> TMA", 7)
+    box(ax, 2.6, 0.0, 10.6, 0.8, green, "math warpgroups: wait full[s] -> wgmma -> arrive empty[s]", 7)
+    arrow(ax, (7.9, 5.0), (7.9, 4.05))
+    ax.text(8.05, 4.5, "TMA writes; the copy engine counts the bytes down on full[s]", fontsize=7)
+    arrow(ax, (11.5, 0.8), (12.2, 1.4), rad=-0.2)
+    ax.text(13.4, 0.55, "each math warp arrives on empty[s]\nwhen it no longer reads stage s", fontsize=7)
+    ax.text(-0.6, 2.7, "green: being multiplied\nblue: loaded, waiting\ngrey: being refilled", fontsize=7, va="center")
+    rows = [("K block", [str(k) for k in range(12)]),
+            ("stage s = kb mod 5", [str(k % stages) for k in range(12)]),
+            ("lap parity (kb / 5) mod 2", [str((k // stages) % 2) for k in range(12)])]
+    for j, (label, vals) in enumerate(rows):
+        ax.text(17.4, 5.4 - 0.4 * j, label, fontsize=7, ha="right")
+        for k, v in enumerate(vals):
+            ax.text(17.7 + 0.36 * k, 5.4 - 0.4 * j, v, fontsize=7, ha="center",
+                    color="#b03a2e" if (k // stages) % 2 else "#1b4f72")
+    ax.text(13.6, 3.9, "math waits on full[s] for parity = lap parity\n"
+            "producer waits on empty[s] for parity = lap parity ^ 1\n"
+            "(a new barrier is in phase 0: waiting for parity 1\nreturns at once, so lap 0 never waits)\n\n"
+            "wrong parity: a hang, or a lap early onto\na stage that still holds old data",
+            fontsize=7, va="top")
+    ax.set_xlim(-0.8, 22.0); ax.set_ylim(-0.3, 6.0); ax.axis("off")
+    ax.set_title("The ring of stages (v4: 5 stages): two mbarriers per stage, one parity bit per lap", fontsize=9)
+    save(fig, "ch10_ring.png")
+
+    # 4. Warp specialisation: roles, registers, and what overlaps in time.
+    fig, ax = plt.subplots(figsize=(12, 4.4))
+    lanes = [("producer WG (40 regs)\nTMA issue", 3.0), ("math WG 1 (232 regs)\nrows 0-63", 2.0),
+             ("math WG 2 (232 regs)\nrows 64-127", 1.0), ("tensor cores\n(one SM, both WGs)", 0.0)]
+    for label, y in lanes:
+        ax.text(-0.2, y + 0.35, label, ha="right", va="center", fontsize=8)
+    for k in range(6):
+        box(ax, k * 1.0, 3.0, 0.35, 0.7, orange, f"load\n{k + 5}", 6)
+    for wg, y in ((0, 2.0), (1, 1.0)):
+        for k in range(6):
+            t = k * 1.0 + 0.5 * wg
+            box(ax, t, y, 0.22, 0.7, blue, "", 6)
+            if k:
+                box(ax, t + 0.22, y, 0.55, 0.7, green, f"promote {k - 1}", 6)
+            box(ax, t, 0.0 + 0.35 * wg, 1.0, 0.35, blue if wg == 0 else "#d6eaf8", f"wgmma {k} (WG {wg + 1})", 6)
+    ax.text(6.6, 2.2, "blue: issue the wgmma of block kb + 1\n(asynchronous: the tensor cores run it)\n"
+            "green: promote block kb on the CUDA cores\n(sA * sB * partial into FP32 totals)\n"
+            "orange: the producer keeps up to 5 blocks\nin flight ahead of the math", fontsize=8, va="center")
+    ax.set_xlim(-2.4, 9.6); ax.set_ylim(-0.2, 3.9); ax.axis("off")
+    ax.set_title("Warp specialisation (v4): a producer warpgroup only loads, two math warpgroups only multiply "
+                 "and promote;\neach promotes block kb while its wgmma of block kb + 1 runs", fontsize=9)
+    save(fig, "ch10_warp_roles.png")
+    return out

@@ -1,0 +1,117 @@
+"""Run files of the chapter programs (docs/results.md describes their JSON): merge, label, the goal table.
+
+Everything here reads what a run states (its metric, peak, roles, goals and
+each row's ratios and % of peak, decided by the C++ summary); nothing is
+recomputed or guessed. Standard library only.
+"""
+import json
+import os
+import re
+
+
+def load(path):
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def save(path, data):
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(data, f, indent=2)
+        f.write("\n")
+
+
+def key(r):
+    """A run's key in its machine's file: the chapter number, or "NN@LABEL" for a labelled shape run."""
+    return r["chapter"] + ("@" + r["label"] if r.get("label") else "")
+
+
+def machine(r):
+    """The results file a run belongs to: "H200", or "2xH200" for a 2-GPU run."""
+    name = re.sub(r"^NVIDIA ", "", r["gpu"]["name"])
+    slug = re.sub(r"[^A-Za-z0-9_-]", "_", name)
+    count = r.get("gpu_count", 1)
+    return (f"{count}x" if count > 1 else "") + slug
+
+
+def label(path, text):
+    """Marks one run as an extra problem shape of its chapter (a line of its bench_shapes)."""
+    r = load(path)
+    r["label"] = text
+    save(path, r)
+
+
+def merge(out_dir, inputs):
+    by_machine = {}
+    for path in inputs:
+        r = load(path)
+        by_machine.setdefault(machine(r), []).append(r)
+    if not by_machine:
+        print("results: no result files to merge (did every chapter skip?)")
+        return 1
+    for name, runs in by_machine.items():
+        out = os.path.join(out_dir, name + ".json")
+        merged = load(out) if os.path.exists(out) else {"gpu": None, "chapters": {}}
+        for r in runs:
+            merged["gpu"] = r["gpu"]
+            merged["gpu_count"] = r.get("gpu_count", 1)
+            merged["chapters"][key(r)] = r
+        merged["chapters"] = dict(sorted(merged["chapters"].items()))
+        os.makedirs(out_dir, exist_ok=True)
+        save(out, merged)
+        print(f"results: wrote {out} ({len(merged['chapters'])} chapters)")
+    return 0
+
+
+def goal_list(r):
+    """The goals of a run, as its summary decided them."""
+    return r.get("goals") or []
+
+
+def fmt(x, digits=3):
+    return "-" if x is None else f"{x:.{digits}f}"
+
+
+def peak_of(r):
+    """The chapter's peak as the run states it ({label, value, unit, how}), or None."""
+    p = r.get("peak")
+    return p if p and p.get("value") else None
+
+
+def bound_ms(r, row):
+    """The row's lower-bound time at the chapter's peak, in ms: its median scaled by the % of peak the run
+    states (for a rate, work / peak; for a time, the peak time). None without a peak or a timing."""
+    pct, ms = row.get("pct_of_peak"), row.get("median_ms")
+    if not peak_of(r) or not pct or ms is None:
+        return None
+    return ms * pct / 100
+
+
+def goals(path):
+    """Prints the goal table of one machine's results; 1 when a goal is not met."""
+    data = load(path)
+    count = data.get("gpu_count", 1)
+    gpus = (f"{count} x " if count > 1 else "") + data["gpu"]["name"]
+    print(f"\nGoal table, {gpus} (ratios measured in the same run):")
+    rows = [("chapter", "row", "ratio", "of", "goal", "met")]
+    all_met = True
+    for num, r in data["chapters"].items():
+        for g in goal_list(r):
+            ratio = fmt(g.get("ratio")) + "x"
+            if r.get("label"):  # an extra shape: its ratio, for information; the goal is the default problem's
+                rows.append((f"{r['chapter']} {r['title']}, {r['label']}", g.get("numerator_row") or "-", ratio,
+                             g.get("denominator") or "-", "(other shape)", "-"))
+                continue
+            if g.get("applicable") is False:  # needs more GPUs than this machine's run had
+                rows.append((f"{num} {r['title']}", g.get("numerator_row") or "-", "-", g.get("denominator") or "-",
+                             g.get("text", ""), f"n/a ({g.get('min_gpus')} GPUs)"))
+                continue
+            met = bool(g.get("met"))
+            all_met &= met
+            rows.append((f"{num} {r['title']}", g.get("numerator_row") or "-", ratio, g.get("denominator") or "-",
+                         g.get("text", ""), "yes" if met else "NO"))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    for k, row in enumerate(rows):
+        print("  " + "  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip())
+        if k == 0:
+            print("  " + "-" * (sum(widths) + 2 * (len(widths) - 1)))
+    return 0 if all_met else 1
