@@ -6,7 +6,12 @@
 // workspace holds known bytes (a stray write shows). *out starts poisoned
 // (all bits set), the workspace full of garbage (0xA5 bytes). The expected
 // result comes from a CPU scan of the same data, or, for the [.huge] case,
-// from the values planted in it (all larger than any random value).
+// from the values planted in it (all larger than any random value). The
+// result is compared exactly, the value bit for bit (+0.0, never -0.0). Your
+// function gets a non-blocking stream with work still pending ahead of it
+// (the grader's, which finishes writing x, poisons *out and fills the
+// workspace with garbage): work that is not in that stream gives a wrong
+// result. One check reads the compiled code: a fence before the ticket.
 #include "absmax.hpp"
 
 #include "steps/catch.hpp"
@@ -16,6 +21,8 @@
 #include "steps/memory.hpp"
 #include "steps/random.hpp"
 #include "steps/timing.hpp"
+
+#include <cxxabi.h>
 
 #include <cmath>
 #include <cstdint>
@@ -41,16 +48,21 @@ static_assert(sizeof(ex06::Result) == kResultWords * sizeof(std::uint64_t), "Res
 
 struct Shape {
   Shape(std::size_t n_, std::string what_, std::vector<Plant> plants_ = {}, std::size_t offset_ = 0,
-        float lo_ = -1.0f, float hi_ = 1.0f, bool equal_ = false)
+        float lo_ = -1.0f, float hi_ = 1.0f, bool equal_ = false, bool zeros_ = false)
       : n(n_), what(std::move(what_)), plants(std::move(plants_)), offset(offset_), lo(lo_), hi(hi_),
-        equal(equal_) {}
+        equal(equal_), zeros(zeros_) {}
   std::size_t n;
   std::string what;          ///< what the shape tests, in the learner's words
   std::vector<Plant> plants; ///< written over the random data
   std::size_t offset;        ///< x starts this many floats past a 16-byte boundary
   float lo, hi;              ///< range of the random data
   bool equal;                ///< every element has |x| = 0.5, alternating signs: a tie everywhere
+  bool zeros;                ///< every element is -0.0 or +0.0 (-0.0 first), before the plants
 };
+
+/// The result's value must match bit for bit: +0.0 and -0.0 compare equal
+/// as numbers, but |x| is never -0.0.
+bool same_value(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
 std::string name_of(const Shape& s) {
   std::ostringstream os;
@@ -79,7 +91,13 @@ std::string explain(const Shape& s, const ex06::Result& got, const ex06::Result&
   if (never_written(got))
     return head + "*out was never written (it still holds the grader's poison). Does your kernel run (n == 0 "
                   "too)? Does exactly one thread write the final result? If you count arriving blocks in "
-                  "the workspace, did you initialize the counter (the workspace holds garbage)?";
+                  "the workspace, did you initialize the counter (the workspace holds garbage) in `stream`? The "
+                  "grader's stream has work pending ahead of your call (it finishes writing x and fills the "
+                  "workspace with garbage): a cudaMemset without Async, or a kernel in the default stream 0, "
+                  "runs before it.";
+  if (got.value == 0.0f && std::signbit(got.value))
+    return head + "your value is -0.0, a negative zero: the magnitude |x| is never negative, and |-0.0| is "
+                  "+0.0 (fabsf clears the sign bit; v < 0 ? -v : v keeps -0.0, because -0.0 < 0 is false).";
   if (std::isnan(got.value))
     return head + "the inputs are finite, so a NaN comes from reading outside x (the memory around it "
                   "holds NaN) or from memory you never wrote. Check every bound, the last block and the "
@@ -128,6 +146,8 @@ std::string run_shape(const Shape& s, std::uint64_t seed) {
     x = steps::random_vector(s.n, seed, s.lo, s.hi);
     if (s.equal)
       for (std::size_t i = 0; i < s.n; ++i) x[i] = i % 2 ? -0.5f : 0.5f;
+    if (s.zeros)
+      for (std::size_t i = 0; i < s.n; ++i) x[i] = i % 2 ? 0.0f : -0.0f;
     for (const auto& p : s.plants) x.at(p.index) = p.value;
     dx.upload(x.data());
   } else {
@@ -144,7 +164,7 @@ std::string run_shape(const Shape& s, std::uint64_t seed) {
   ex06::Result want{-1.0f, 0};
   if (on_host) {
     for (std::size_t i = 0; i < s.n; ++i)
-      if (std::fabs(x[i]) > want.value) want = {std::fabs(x[i]), i};
+      if (std::fabs(x[i]) > want.value) want = {std::fabs(x[i]), i}; // fabs(-0.0) is +0.0
   } else {
     for (const auto& p : s.plants)
       if (std::fabs(p.value) > want.value || (std::fabs(p.value) == want.value && p.index < want.index))
@@ -156,10 +176,16 @@ std::string run_shape(const Shape& s, std::uint64_t seed) {
   // poisoned: all bits set.
   steps::GuardedBuffer<std::uint64_t> out(kResultWords);
   steps::GuardedBuffer<unsigned char> workspace(ex06::kWorkspaceBytes);
-  workspace.poison(0xA5); // garbage, as the contract says
-  steps::Stream stream;
+  // x is scrambled, *out not yet poisoned and the workspace not yet full of
+  // garbage (0xA5 bytes, as the contract says) until the work pending in the
+  // stream has run: work not ordered after it gives a wrong result.
+  steps::grade::BusyStream stream;
+  stream.restores(dx.data(), s.n * sizeof(float));
+  stream.fills(out.data(), sizeof(ex06::Result), 0xFF);
+  stream.fills(workspace.data(), ex06::kWorkspaceBytes, 0xA5);
+  stream.start();
   ex06::absmax(dx.data(), s.n, reinterpret_cast<ex06::Result*>(out.data()), workspace.data(), stream);
-  stream.synchronize();
+  stream.finish();
 
   if (const auto c = out.check_guards(); !c.ok)
     return "you wrote outside *out (one Result): " + c.describe();
@@ -175,7 +201,7 @@ std::string run_shape(const Shape& s, std::uint64_t seed) {
   const std::vector<std::uint64_t> words = out.download();
   ex06::Result got;
   std::memcpy(&got, words.data(), sizeof got);
-  if (got.value == want.value && got.index == want.index) return "";
+  if (same_value(got.value, want.value) && got.index == want.index) return "";
   return "wrong result: " + explain(s, got, want, x);
 }
 
@@ -224,6 +250,15 @@ TEST_CASE("absmax finds the maximum wherever it is", "[absmax]") {
          {4099, "x misaligned by 3", {{4098, 1.5f}}, 3}});
 }
 
+// |x| is never negative: for -0.0 it is +0.0, and the result's value is
+// compared bit for bit (as numbers, -0.0 == +0.0).
+TEST_CASE("absmax of zeros: the magnitude of -0.0 is +0.0", "[absmax][zeros]") {
+  grade({{1, "one -0.0: the result is {+0.0, 0}", {}, 0, -1.0f, 1.0f, false, true},
+         {2, "-0.0 then +0.0: a tie, the first wins, and its magnitude is +0.0", {}, 0, -1.0f, 1.0f, false, true},
+         {4099, "-0.0 and +0.0 alternating", {}, 0, -1.0f, 1.0f, false, true},
+         {100003, "-0.0 and +0.0 alternating, over many blocks", {}, 0, -1.0f, 1.0f, false, true}});
+}
+
 TEST_CASE("absmax breaks ties towards the smallest index", "[absmax][ties]") {
   grade({{2, "two equal magnitudes", {{0, -0.5f}, {1, 0.5f}}},
          {64, "a tie between lanes of one warp", {{38, -2.0f}, {37, 2.0f}, {5, 2.0f}}},
@@ -244,6 +279,70 @@ TEST_CASE("absmax on large sizes (more elements than threads)", "[absmax][large]
          {(1u << 24) + 1, "maximum in the last element", {{1u << 24, -1.5f}}},
          {(1u << 24) + 1, "a tie far apart", {{(1u << 24) - 3, 2.0f}, {7, -2.0f}}, 3},
          {(1u << 24) + 1, "every element has |x| = 0.5", {}, 0, -1.0f, 1.0f, true}});
+}
+
+// --- The fence before the ticket: a structural check ----------------------
+//
+// A block that stores its candidate, then takes a ticket (atomicAdd) without
+// a __threadfence() in between, lets the last block read that candidate
+// before it is visible: a wrong result on rare runs, which no test run can
+// provoke on demand. So this check reads the compiled code instead (the SASS
+// of this program, or its PTX, with cuobjdump): every kernel of yours that
+// takes a value back from a global atomicAdd or atomicInc must have a memory
+// fence before it.
+
+/// "" when `k` is fine, else the offending instruction.
+std::string ticket_without_fence(const steps::grade::CompiledKernel& k) {
+  const bool ptx = k.arch.rfind("ptx", 0) == 0;
+  bool fenced = false;
+  for (const std::string& ins : k.instructions) {
+    if (ptx) {
+      if (ins.rfind("membar", 0) == 0 || ins.rfind("fence.", 0) == 0) fenced = true;
+      const bool ticket = ins.rfind("atom.", 0) == 0 && (ins.find(".add") != std::string::npos ||
+                                                         ins.find(".inc") != std::string::npos);
+      if (ticket && (ins.find(".release") != std::string::npos || ins.find(".acq_rel") != std::string::npos))
+        fenced = true;
+      if (ticket && !fenced) return ins;
+    } else {
+      if (ins.find("MEMBAR") != std::string::npos) fenced = true;
+      const bool atom = ins.find("ATOM.") != std::string::npos || ins.find("ATOMG.") != std::string::npos;
+      const bool ticket = atom && (ins.find(".ADD") != std::string::npos || ins.find(".INC") != std::string::npos);
+      if (ticket && !fenced) return ins;
+    }
+  }
+  return "";
+}
+
+std::string readable(const std::string& mangled) {
+  int status = 0;
+  char* name = abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status);
+  std::string out = status == 0 && name ? name : mangled;
+  std::free(name);
+  return out;
+}
+
+TEST_CASE("absmax: a fence before every ticket (structural check of the compiled code)", "[absmax][structure]") {
+  if (steps::grade::under_sanitizer()) {
+    SUCCEED("checked in the run without compute-sanitizer");
+    return;
+  }
+  std::string why;
+  const auto kernels = steps::grade::compiled_kernels("ex06", &why);
+  if (kernels.empty()) {
+    std::cout << "note: the fence before the ticket was not checked here: " << why << ".\n";
+    SUCCEED("not checked: " << why);
+    return;
+  }
+  for (const auto& k : kernels) {
+    const std::string bad = ticket_without_fence(k);
+    if (!bad.empty())
+      FAIL("a structural check of your compiled kernel (cuobjdump, " << k.arch << "), not a run: "
+           << readable(k.name) << " takes a ticket with a global atomic (" << bad
+           << ") with no memory fence before it.\n  Hint: store the block's candidate, then __threadfence(), "
+              "then atomicAdd: without the fence the last block may read a candidate before it has reached "
+              "memory, a wrong result on rare runs that no test can provoke on demand (chapter 06, v7).");
+    SUCCEED(readable(k.name) << " (" << k.arch << "): no ticket, or a fence before it");
+  }
 }
 
 // Past 2^32 elements an index held in 32 bits wraps around: a loop over

@@ -9,8 +9,9 @@
 /// A race is a property of this graph, not of one lucky or unlucky run:
 ///   - two nodes that touch the same bytes, one of them writing, must be
 ///     ordered (otherwise one may run while the other is halfway);
-///   - every node that touches a stream-ordered allocation must come after
-///     its cudaMallocAsync and before its cudaFreeAsync;
+///   - device memory must come from a cudaMallocAsync of the same run, and
+///     every node that touches it must come after that cudaMallocAsync and
+///     before its cudaFreeAsync;
 ///   - chunk c's data must flow H2D(c) -> process -> D2H(c): the last
 ///     writer of what each step reads is the step before;
 ///   - with 2 or more streams, chunk c+1's input copy must not be ordered
@@ -200,7 +201,29 @@ inline std::string analyse(const Graph& g, const Job& job) {
     }
   }
 
-  // 2. Stream-ordered allocations: used only between their alloc and free.
+  // 2. Device memory comes from this run's cudaMallocAsync: every range a
+  //    copy, kernel or memset touches lies in the host input or output, or
+  //    inside a block one of the graph's alloc nodes made.
+  for (std::size_t i = 0; i < count; ++i) {
+    const Node& v = g.nodes[i];
+    if (v.kind != Kind::copy && v.kind != Kind::kernel && v.kind != Kind::memset) continue;
+    std::vector<Range> ranges = v.reads;
+    ranges.insert(ranges.end(), v.writes.begin(), v.writes.end());
+    for (const Range& r : ranges) {
+      if (r.empty() || inside(r, job.input) || inside(r, job.output)) continue;
+      bool allocated = false;
+      for (const auto& a : g.nodes)
+        if (a.kind == Kind::alloc && inside(r, a.writes.at(0))) allocated = true;
+      if (!allocated)
+        return (name[i].empty() ? std::string("an operation") : name[i]) +
+               " uses device memory that no cudaMallocAsync of this run() allocated. The chunks' device "
+               "buffers are allocated in stream order inside run(): cudaMallocAsync(..., origin) before the "
+               "fork, cudaFreeAsync(..., origin) after the join (not once in the constructor, not with "
+               "cudaMalloc): then every run owns its buffers, also when runs in different streams overlap.";
+    }
+  }
+
+  // 3. Stream-ordered allocations: used only between their alloc and free.
   const bool accesses[] = {true, true, true, false, false, false, false};
   auto is_access = [&](std::size_t i) { return accesses[static_cast<int>(g.nodes[i].kind)]; };
   for (std::size_t a = 0; a < count; ++a) {
@@ -226,7 +249,7 @@ inline std::string analyse(const Graph& g, const Job& job) {
     }
   }
 
-  // 3. Races: the same bytes, one writer, no order.
+  // 4. Races: the same bytes, one writer, no order.
   for (std::size_t i = 0; i < count; ++i) {
     if (!is_access(i)) continue;
     for (std::size_t j = i + 1; j < count; ++j) {
@@ -246,7 +269,7 @@ inline std::string analyse(const Graph& g, const Job& job) {
     }
   }
 
-  // 4. Data flow: D2H(c) <- process <- H2D(c).
+  // 5. Data flow: D2H(c) <- process <- H2D(c).
   auto last_writer = [&](std::size_t reader, const Range& r) -> std::size_t {
     std::size_t best = count;
     for (std::size_t w = 0; w < count; ++w) {
@@ -275,7 +298,7 @@ inline std::string analyse(const Graph& g, const Job& job) {
              ": the kernel must come after the copy, in the same stream or after an event.";
   }
 
-  // 5. Overlap: with 2+ streams, chunk c+1 comes in while chunk c goes out.
+  // 6. Overlap: with 2+ streams, chunk c+1 comes in while chunk c goes out.
   if (job.streams >= 2)
     for (int c = 0; c + 1 < nonempty; ++c) {
       const std::size_t out = d2h[static_cast<std::size_t>(c)][0];

@@ -9,6 +9,7 @@
 
 #include "steps/compare.hpp"
 #include "steps/error.hpp"
+#include "steps/grade_support.hpp"
 #include "steps/handle.hpp"
 #include "steps/memory.hpp"
 
@@ -191,16 +192,22 @@ inline std::string not_pinned(const float* input, const float* output) {
   return "";
 }
 
-/// Two real runs of `run` (into `origin`), each checked: output[i] = 2 x[i]
-/// + 1 exactly for i < n, nothing written from n to x.size(), the input
+/// Two real runs of `run(origin)`, each checked: output[i] = 2 x[i] + 1
+/// exactly for i < n, nothing written from n to x.size(), the input
 /// unchanged. `len` is a chunk's length (for the message). "" when right.
-inline std::string two_runs(const std::function<void()>& run, cudaStream_t origin, const float* input, float* output,
+/// Each run gets a busy non-blocking origin (steps::grade::BusyStream): the
+/// input is scrambled until the work pending in origin restores it, so work
+/// not ordered after origin's reads it before it is ready.
+inline std::string two_runs(const std::function<void(cudaStream_t)>& run, float* input, float* output,
                             const std::vector<float>& x, std::size_t n, std::size_t len) {
   const std::size_t capacity = x.size();
   for (int round = 1; round <= 2; ++round) {
     std::memset(output, 0xFF, capacity * sizeof(float));
-    run();
-    CUDA_CHECK(cudaStreamSynchronize(origin));
+    steps::grade::BusyStream origin;
+    origin.restores(input, capacity * sizeof(float));
+    origin.start();
+    run(origin);
+    origin.finish();
     for (std::size_t i = 0; i < n; ++i) {
       const float want = std::fmaf(x[i], 2.0f, 1.0f);
       if (output[i] == want) continue;
@@ -212,6 +219,10 @@ inline std::string two_runs(const std::function<void()>& run, cudaStream_t origi
       if (is_poison(output[i]))
         os << "never written (it still holds the grader's NaN): was chunk " << c << " copied back, and did origin "
            << "wait for its stream before run() returned?";
+      else if (std::fabs(output[i]) > 5)
+        os << "computed from input that was not ready yet: origin had work pending ahead of your run() (the "
+              "grader's, which finishes writing the input), and chunk " << c << "'s copy did not wait for it. "
+              "Every stream you use must wait for origin (an event recorded in it) before its first copy.";
       else
         os << "a value from another element or another chunk: check the chunk's offset on the host and which "
               "device buffer its kernel reads.";

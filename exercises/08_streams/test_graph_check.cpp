@@ -40,7 +40,7 @@ Range floats(std::uintptr_t base, std::size_t begin, std::size_t count) {
 Node copy(Range from, Range to) { return {Kind::copy, {from}, {to}, ""}; }
 Node kernel(Range in, Range out) { return {Kind::kernel, {in}, {out}, ""}; }
 
-enum class Bug { none, kernel_next_stream, free_before_join, d2h_before_kernel, shared_slot, one_lane, tail_full, no_fork };
+enum class Bug { none, kernel_next_stream, free_before_join, d2h_before_kernel, shared_slot, one_lane, tail_full, no_fork, no_alloc };
 
 /// The solution's run() on n elements in `chunks` chunks over `streams`
 /// streams (stream 0 is origin), with one bug.
@@ -48,7 +48,9 @@ Graph record(std::size_t n, int chunks, int streams, Bug bug) {
   const std::size_t len = (n + static_cast<std::size_t>(chunks) - 1) / static_cast<std::size_t>(chunks);
   const int used = std::min<int>(streams, static_cast<int>((n + len - 1) / len));
   Builder b(streams);
-  const std::size_t alloc = b.add(0, {Kind::alloc, {}, {floats(kStaging, 0, 2 * used * len)}, ""});
+  // no_alloc: the buffers come from the constructor (cudaMalloc): no alloc node, no free node.
+  const std::size_t alloc = bug == Bug::no_alloc ? b.add(0, {Kind::empty, {}, {}, ""})
+                                                 : b.add(0, {Kind::alloc, {}, {floats(kStaging, 0, 2 * used * len)}, ""});
   std::vector<bool> forked(static_cast<std::size_t>(used) + 1, false);
   for (int c = 0; c < chunks; ++c) {
     const std::size_t begin = static_cast<std::size_t>(c) * len;
@@ -82,7 +84,9 @@ Graph record(std::size_t n, int chunks, int streams, Bug bug) {
   for (int l = 1; l <= used; ++l)
     if (b.last[static_cast<std::size_t>(l)] >= 0) ends.push_back(static_cast<std::size_t>(b.last[static_cast<std::size_t>(l)]));
   Node free_node{Kind::free, {}, {Range{kStaging, kStaging + 1}}, ""};
-  if (bug == Bug::free_before_join) {
+  if (bug == Bug::no_alloc) {
+    b.add(0, {Kind::empty, {}, {}, ""}, ends);
+  } else if (bug == Bug::free_before_join) {
     b.add(0, free_node);
     b.add(0, {Kind::empty, {}, {}, ""}, ends);
   } else {
@@ -129,6 +133,7 @@ TEST_CASE("each mutant's graph is rejected, with the right words", "[graph_check
   CHECK(says(verdict(1000, 7, 3, Bug::one_lane), "serial"));
   CHECK(says(verdict(1000, 7, 3, Bug::tail_full), "past the n"));
   CHECK(says(verdict(1000, 7, 3, Bug::no_fork), "fork"));
+  CHECK(says(verdict(1000, 7, 3, Bug::no_alloc), "no cudaMallocAsync"));
 }
 
 TEST_CASE("one stream needs no overlap", "[graph_check]") {

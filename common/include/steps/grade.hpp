@@ -12,8 +12,15 @@
 /// @endcode
 /// Each shape runs on fresh seeded random data under a watchdog: a kernel
 /// that never finishes ends the grader with a message (a hang is a
-/// rejection, exit code 3), never a frozen terminal. Every correct shape is
-/// one passed assertion, so a passing grade says how many shapes it checked.
+/// rejection, exit code 3), never a frozen terminal. An integer division by
+/// zero in the learner's host code (SIGFPE) ends it with a message too (exit
+/// code 1), not with a crash. Every correct shape is one passed assertion, so
+/// a passing grade says how many shapes it checked.
+///
+/// The learner's function gets a grade::BusyStream (grade_support.hpp): a
+/// non-blocking stream with work still pending ahead of the call, so work
+/// that is not in that stream (the legacy default stream, a synchronous
+/// cudaMemcpy or cudaMemset) gives a wrong result on every run.
 #pragma once
 
 #include "steps/catch.hpp"
@@ -52,6 +59,7 @@ void shapes(const std::vector<Shape>& list, NameOf name_of, Check check, const E
     seed += 10;
     {
       Watchdog dog(seconds, hang_message(name, seconds));
+      ArithmeticGuard guard(name);
       try {
         problem = check(s, seed);
       } catch (const Error& e) {

@@ -11,6 +11,9 @@
 // result is checked bit for bit in any summation order, and one missing,
 // extra or shifted term is caught. The others use real numbers, checked
 // against a double-precision sum with a bound derived from the filter width.
+// Your functions get a non-blocking stream with work still pending ahead of
+// the call (the grader's, which finishes writing x and poisons y): work that
+// is not in that stream gives a wrong result.
 #include "convolve.hpp"
 
 #include "steps/catch.hpp"
@@ -22,6 +25,7 @@
 #include "steps/random.hpp"
 #include "steps/timing.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -38,12 +42,14 @@ struct Shape {
   bool exact;        ///< small integers: exact sums, checked bit for bit
   std::size_t offset; ///< x starts this many floats past its allocation's alignment
   std::string what;
+  int then_radius = -1; ///< >= 0: a second set_weights + convolve (into a second y) right after, no wait between
 };
 
 std::string name_of(const Shape& s) {
   std::ostringstream os;
   os << "n = " << s.n << ", r = " << s.radius << (s.exact ? " (integers)" : " (real numbers)");
   if (s.offset) os << ", x offset " << s.offset;
+  if (s.then_radius >= 0) os << ", then r = " << s.then_radius << " in the same stream";
   if (!s.what.empty()) os << ": " << s.what;
   return os.str();
 }
@@ -78,7 +84,9 @@ std::string explain(const Shape& s, std::size_t i, float got, double want) {
   if (bits == 0xFFFFFFFFu)
     os << "y[" << i << "] was never written (it still holds the grader's poison). Does every output of every "
           "block get a thread (the last block's tile is shorter; kTile is larger than the block)? Is the grid "
-          "large enough?";
+          "large enough? Is the kernel launched in `stream`? The grader's stream has work pending ahead of your "
+          "call (it finishes writing x, then poisons y): a kernel in the default stream 0 runs before it, and "
+          "its outputs are overwritten.";
   else if (std::isnan(got))
     os << "the inputs are finite, so a NaN comes from reading x outside [0, n) (the memory around x holds "
           "NaN; the task says those inputs count as 0 and must not be read), or from a shared-memory slot "
@@ -111,39 +119,17 @@ std::string hint(const steps::Error& e) {
   return "";
 }
 
-std::string run_shape(const Shape& s, std::uint64_t seed) {
-  if (shared_bytes(s.radius) > static_cast<std::size_t>(max_optin_bytes())) {
-    std::cout << "  not checked here: " << name_of(s) << " needs " << shared_bytes(s.radius)
-              << " bytes of shared memory per block, more than this GPU allows\n";
-    return "";
-  }
+// y = x convolved with w (radius r), checked against a double-precision
+// reference. "" when right.
+std::string check_output(const Shape& s, int radius, const std::vector<float>& x, const std::vector<float>& w,
+                         const std::vector<float>& got, const std::string& which) {
   const std::size_t n = static_cast<std::size_t>(s.n);
-  const int taps = 2 * s.radius + 1;
-  const std::vector<float> x = data(n, seed, s.exact);
-  const std::vector<float> w = data(static_cast<std::size_t>(taps), seed + 1, s.exact);
-
-  // x's guard zones are wider than any window, so a read outside x finds NaN
-  // (under compute-sanitizer the guards are 0 and memcheck sees the read).
-  const std::size_t guard = steps::GuardedBuffer<float>::default_guard() ? ex07::kMaxRadius + 1024 : 0;
-  steps::GuardedBuffer<float> dx(n, s.offset, guard);
-  steps::GuardedBuffer<float> dy(n);
-  if (n) dx.upload(x.data());
-
-  steps::Stream stream;
-  ex07::set_weights(w.data(), s.radius, stream);
-  ex07::convolve(dx.data(), dy.data(), s.n, s.radius, stream);
-  stream.synchronize();
-
-  if (const auto c = dy.check_guards(); !c.ok) return "you wrote outside y: " + c.describe();
-  if (const auto c = dx.check_guards(); !c.ok) return "you wrote into the memory around x: " + c.describe();
-  if (n == 0) return "";
-  if (dx.download() != x) return "x changed, but it is an input.";
-
+  const int taps = 2 * radius + 1;
   // The reference in double: the sum and the sum of magnitudes of each window.
   std::vector<double> want(n), mag(n);
   for (std::size_t i = 0; i < n; ++i) {
     double sum = 0, m = 0;
-    const long long lo = static_cast<long long>(i) - s.radius;
+    const long long lo = static_cast<long long>(i) - radius;
     for (int j = 0; j < taps; ++j) {
       const long long k = lo + j;
       if (k < 0 || k >= s.n) continue;
@@ -154,7 +140,6 @@ std::string run_shape(const Shape& s, std::uint64_t seed) {
     want[i] = sum;
     mag[i] = m;
   }
-  const std::vector<float> got = dy.download();
   // Exact: 0. Real: any order of 2 r + 1 float additions (fused or not) errs
   // by at most (2 r + 2) u times the sum of the terms' magnitudes.
   const double u = std::ldexp(1.0, -24);
@@ -169,9 +154,70 @@ std::string run_shape(const Shape& s, std::uint64_t seed) {
       n, [&got](std::size_t i) { return got[i]; }, [&want](std::size_t i) { return want[i]; },
       [&mag, k](std::size_t i, double) { return k * mag[i]; }, rel_l2);
   if (c.ok) return "";
-  if (c.bad_count == 0) return "the outputs are each close, but their overall error is too large: " + c.describe();
-  return "wrong output " + explain(s, c.first_bad, got[c.first_bad], want[c.first_bad]) + "\n  (" +
+  if (c.bad_count == 0)
+    return which + "the outputs are each close, but their overall error is too large: " + c.describe();
+  Shape as_run = s;
+  as_run.radius = radius;
+  return which + "wrong output " + explain(as_run, c.first_bad, got[c.first_bad], want[c.first_bad]) + "\n  (" +
          std::to_string(c.bad_count) + " of " + std::to_string(n) + " outputs wrong)";
+}
+
+std::string run_shape(const Shape& s, std::uint64_t seed) {
+  const int widest = std::max(s.radius, s.then_radius);
+  if (shared_bytes(widest) > static_cast<std::size_t>(max_optin_bytes())) {
+    std::cout << "  not checked here: " << name_of(s) << " needs " << shared_bytes(widest)
+              << " bytes of shared memory per block, more than this GPU allows\n";
+    return "";
+  }
+  const std::size_t n = static_cast<std::size_t>(s.n);
+  const bool twice = s.then_radius >= 0;
+  const std::vector<float> x = data(n, seed, s.exact);
+  const std::vector<float> w = data(static_cast<std::size_t>(2 * s.radius + 1), seed + 1, s.exact);
+  const std::vector<float> w2 = twice ? data(static_cast<std::size_t>(2 * s.then_radius + 1), seed + 2, s.exact)
+                                      : std::vector<float>{};
+  // The weights in pinned memory: an asynchronous copy from pageable memory
+  // may wait for the stream to reach it.
+  steps::PinnedBuffer<float> pw(w.size()), pw2(std::max<std::size_t>(1, w2.size()));
+  std::copy(w.begin(), w.end(), pw.data());
+  std::copy(w2.begin(), w2.end(), pw2.data());
+
+  // x's guard zones are wider than any window, so a read outside x finds NaN
+  // (under compute-sanitizer the guards are 0 and memcheck sees the read).
+  const std::size_t guard = steps::GuardedBuffer<float>::default_guard() ? ex07::kMaxRadius + 1024 : 0;
+  steps::GuardedBuffer<float> dx(n, s.offset, guard);
+  steps::GuardedBuffer<float> dy(n), dy2(twice ? n : 0);
+  if (n) dx.upload(x.data());
+
+  // x is scrambled and y not yet poisoned until the work pending in the
+  // stream has run. The second call (then_radius) follows the first without
+  // a wait: new weights copied at once, not in stream, would reach the
+  // first call's kernel too.
+  steps::grade::BusyStream stream;
+  stream.restores(dx.data(), n * sizeof(float));
+  stream.fills(dy.data(), n * sizeof(float), 0xFF);
+  stream.fills(dy2.data(), dy2.size() * sizeof(float), 0xFF);
+  stream.start();
+  ex07::set_weights(pw.data(), s.radius, stream);
+  ex07::convolve(dx.data(), dy.data(), s.n, s.radius, stream);
+  if (twice) {
+    ex07::set_weights(pw2.data(), s.then_radius, stream);
+    ex07::convolve(dx.data(), dy2.data(), s.n, s.then_radius, stream);
+  }
+  stream.finish();
+
+  if (const auto c = dy.check_guards(); !c.ok) return "you wrote outside y: " + c.describe();
+  if (const auto c = dy2.check_guards(); !c.ok) return "you wrote outside the second y: " + c.describe();
+  if (const auto c = dx.check_guards(); !c.ok) return "you wrote into the memory around x: " + c.describe();
+  if (n == 0) return "";
+  const std::vector<float> x_after = dx.download();
+  if (std::memcmp(x_after.data(), x.data(), n * sizeof(float)) != 0) return "x changed, but it is an input.";
+  if (auto bad = check_output(s, s.radius, x, w, dy.download(), twice ? "first call: " : ""); !bad.empty())
+    return twice ? bad + "\n  Hint: the first call must use its own weights, although the second call's "
+                         "set_weights was made before the first call's kernel ran: copy the weights in "
+                         "`stream` (cudaMemcpyToSymbolAsync), not at once (cudaMemcpyToSymbol)."
+                 : bad;
+  if (twice) return check_output(s, s.then_radius, x, w2, dy2.download(), "second call: ");
+  return "";
 }
 
 void grade(const std::vector<Shape>& list) { steps::grade::shapes(list, name_of, run_shape, hint); }
@@ -196,6 +242,13 @@ TEST_CASE("convolve on small and odd shapes", "[convolve]") {
          {2 * T + 1, 64, true, 3, "two tiles plus one, x misaligned by 3"},
          {100003, 17, true, 0, "prime n"},
          {100003, 17, false, 0, "prime n"}});
+}
+
+// Two calls in a row on one stream, the second with other weights, without
+// a wait between them: the first call's kernel must still see its own
+// weights (set_weights copies in stream order).
+TEST_CASE("convolve: two calls in a row in one stream", "[convolve]") {
+  grade({{257, 3, true, 0, "", 5}, {T + 11, 100, true, 0, "", 2}, {2 * T + 1, 0, true, 1, "", 7}});
 }
 
 TEST_CASE("convolve with weights that change between calls", "[convolve]") {

@@ -76,10 +76,13 @@ std::string run_shape(const Shape& s, std::uint64_t seed) {
   std::vector<float> x(capacity);
   steps::fill_uniform(x.data(), capacity, seed);
   std::memcpy(p.input(), x.data(), capacity * sizeof(float));
-  steps::Stream origin(cudaStreamNonBlocking);
-  if (std::string bad = record(p, s, origin); !bad.empty()) return bad;
+  {
+    steps::Stream origin(cudaStreamNonBlocking);
+    if (std::string bad = record(p, s, origin); !bad.empty()) return bad;
+  }
   const std::size_t len = s.n ? ex08::chunk_range(s.n, s.chunks, 0).count : 1;
-  return recorded::two_runs([&] { p.run(s.n, s.chunks, origin); }, origin, p.input(), p.output(), x, s.n, len);
+  return recorded::two_runs([&](cudaStream_t origin) { p.run(s.n, s.chunks, origin); }, p.input(), p.output(), x,
+                            s.n, len);
 }
 
 void grade(const std::vector<Shape>& shapes) { steps::grade::shapes(shapes, name_of, run_shape, recorded::capture_hint); }
