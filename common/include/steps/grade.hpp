@@ -93,4 +93,22 @@ inline void require_cc_major(int major, const std::string& what) {
   (void)checked;
 }
 
+/// Exits with 77 (skipped) unless GPU 0 has compute capability major.minor
+/// or newer, saying `what` the exercise needs (code built for several
+/// architectures from that one on: sm_89's FP8 mma.sync runs on Ada and
+/// Hopper alike).
+inline void require_cc_at_least(int major, int minor, const std::string& what) {
+  static const bool checked = [&] {
+    cudaDeviceProp prop{};
+    CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+    if (prop.major * 10 + prop.minor < major * 10 + minor) {
+      std::cout << "SKIPPED: this exercise needs " << what << "; GPU 0 (" << prop.name << ") is " << prop.major
+                << "." << prop.minor << "\n";
+      std::exit(77);
+    }
+    return true;
+  }();
+  (void)checked;
+}
+
 } // namespace steps::grade
