@@ -166,7 +166,9 @@ def row_field(r, row, field):
         return row["bytes"] / 1e9, ".2f"
     if field.startswith("x."):
         extras = row.get("extras") or {}
-        name = field[2:].replace("_", " ").replace("~", "/")
+        name = field[2:]
+        if name not in extras:  # the column's name as written, else '_' for ' ' and '~' for '/'
+            name = name.replace("_", " ").replace("~", "/")
         if name not in extras:
             raise MarkError(f"row '{row['name']}' has no extra '{name}' (it has: {', '.join(extras) or 'none'})")
         return extras[name], "g"

@@ -363,7 +363,8 @@ steps::ChapterInfo info() {
   // The goal: faster than the vendor on the same problem (fine-grained
   // scales, promotion every 128 K). Beside it, a stretch: the per-tensor
   // product at default accumulation, i.e. fine-grained scaling at no cost.
-  i.goals = {{"best", kCublasLt, 1.15, ">= 1.15x cuBLASLt block-scaled"},
+  i.goals = {{"best", kCublasLt, 1.10, ">= 1.10x cuBLASLt block-scaled (and >= 1.0x on every bench shape)"},
+             {"best", kCublasLt, 1.15, ">= 1.15x cuBLASLt block-scaled (stretch: a different design)"},
              {"best", kCublasLtPerTensor, 1.0, ">= 1.0x cuBLASLt per-tensor (stretch: fine-grained scaling for free)"}};
   i.peak = fp8_tensor_peak;
   // No compute capability for the whole chapter: each row says what it

@@ -5,6 +5,7 @@
 
 #include "steps/error.hpp"
 #include "steps/launch.cuh"
+#include "steps/random.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -82,6 +83,15 @@ std::atomic<std::uint64_t> g_generation{0};
 /// XOR mask of a scrambled input: flips every exponent bit of a float.
 constexpr std::uint32_t kScramble = 0x7F800000u;
 
+/// The mask of the i-th restored region: kScramble, and from the second
+/// region on also some sign and mantissa bits, different for each. With one
+/// mask for all, a kernel that only moves words (a transpose, a copy) from a
+/// scrambled input into a scrambled output, too early, would have its output
+/// unscrambled by the restore and look right.
+std::uint32_t scramble_mask(std::size_t i) {
+  return i == 0 ? kScramble : kScramble ^ ((static_cast<std::uint32_t>(steps::splitmix64(i)) & 0x007FFFFFu) | 0x80000000u);
+}
+
 unsigned int blocks_for(std::size_t items) {
   return static_cast<unsigned int>(std::max<std::size_t>(1, std::min<std::size_t>((items + 255) / 256, 8192)));
 }
@@ -155,24 +165,27 @@ void BusyStream::restores(void* data, std::size_t bytes) {
   cudaPointerAttributes a{};
   CUDA_CHECK(cudaPointerGetAttributes(&a, data));
   const std::size_t words = bytes / 4;
+  std::size_t restored = 0;
+  for (const Region& r : regions_) restored += r.byte < 0;
+  const std::uint32_t mask = scramble_mask(restored);
   if (a.type == cudaMemoryTypeHost) {
     if (!a.devicePointer) return; // pinned, but not mapped: the GPU cannot restore it, so it stays as it is
     auto* w = static_cast<std::uint32_t*>(data);
-    for (std::size_t i = 0; i < words; ++i) w[i] ^= kScramble;
-    regions_.push_back({a.devicePointer, bytes, -1});
+    for (std::size_t i = 0; i < words; ++i) w[i] ^= mask;
+    regions_.push_back({a.devicePointer, bytes, -1, mask});
     return;
   }
   if (a.type != cudaMemoryTypeDevice && a.type != cudaMemoryTypeManaged)
     throw std::logic_error("grade::BusyStream::restores: neither device nor pinned host memory");
-  xor_kernel<<<blocks_for(words), 256, 0, stream_>>>(static_cast<std::uint32_t*>(data), words, kScramble);
+  xor_kernel<<<blocks_for(words), 256, 0, stream_>>>(static_cast<std::uint32_t*>(data), words, mask);
   CUDA_CHECK_LAUNCH();
   CUDA_CHECK(cudaStreamSynchronize(stream_));
-  regions_.push_back({data, bytes, -1});
+  regions_.push_back({data, bytes, -1, mask});
 }
 
 void BusyStream::fills(void* data, std::size_t bytes, int byte) {
   if (started_) throw std::logic_error("grade::BusyStream: fills() after start()");
-  if (bytes) regions_.push_back({data, bytes, byte});
+  if (bytes) regions_.push_back({data, bytes, byte, 0});
 }
 
 void BusyStream::start() {
@@ -184,7 +197,7 @@ void BusyStream::start() {
       CUDA_CHECK(cudaMemsetAsync(r.data, r.byte, r.bytes, stream_));
     } else {
       const std::size_t words = r.bytes / 4;
-      xor_kernel<<<blocks_for(words), 256, 0, stream_>>>(static_cast<std::uint32_t*>(r.data), words, kScramble);
+      xor_kernel<<<blocks_for(words), 256, 0, stream_>>>(static_cast<std::uint32_t*>(r.data), words, r.mask);
       CUDA_CHECK_LAUNCH();
     }
   }

@@ -109,7 +109,8 @@ private:
   struct Region {
     void* data;
     std::size_t bytes;
-    int byte; // -1: restore
+    int byte;           // -1: restore
+    std::uint32_t mask; // the XOR mask of a restored region (each region its own)
   };
   std::vector<Region> regions_;
   Gate gate_;
