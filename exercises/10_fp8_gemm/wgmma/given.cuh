@@ -27,6 +27,7 @@
 #include "steps/error.hpp"
 #include "steps/math.hpp"
 #include "steps/ptx.cuh" // mbarrier, TMA and wgmma instructions
+#include "steps/tma.hpp" // the tensor maps
 
 #include <cuda.h>
 #include <cudaTypedefs.h>
@@ -248,24 +249,10 @@ __global__ void __launch_bounds__(kThreads) wgmma_gemm_kernel(const __grid_const
 /// chunk c of row r of a box lands in slot c ^ (r % 8) of that row. Bytes
 /// past the matrix (the last rows, the K tail) arrive as zeros.
 inline CUtensorMap swizzled_map(const void* base, int rows, int k, int box_rows) {
-  static const auto encode = [] {
-    void* fn = nullptr;
-    cudaDriverEntryPointQueryResult found{};
-    CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &found));
-    if (found != cudaDriverEntryPointSuccess || fn == nullptr)
-      throw std::runtime_error("the CUDA driver has no cuTensorMapEncodeTiled (TMA needs a CUDA 12 driver or newer)");
-    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn);
-  }();
-  CUtensorMap map{};
-  const cuuint64_t size[2] = {static_cast<cuuint64_t>(k), static_cast<cuuint64_t>(rows)}; // innermost first
-  const cuuint64_t pitch[1] = {static_cast<cuuint64_t>(k)};
-  const cuuint32_t box[2] = {BLOCK_K, static_cast<cuuint32_t>(box_rows)}, step[2] = {1, 1};
-  const CUresult r = encode(&map, CU_TENSOR_MAP_DATA_TYPE_UINT8, 2, const_cast<void*>(base), size, pitch, box, step,
-                            CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (r != CUDA_SUCCESS)
-    throw std::runtime_error("cuTensorMapEncodeTiled failed (CUresult " + std::to_string(static_cast<int>(r)) + ")");
-  return map;
+  return steps::encode_2d(CU_TENSOR_MAP_DATA_TYPE_UINT8, base, static_cast<std::uint64_t>(k),
+                          static_cast<std::uint64_t>(rows), static_cast<std::uint64_t>(k), BLOCK_K,
+                          static_cast<std::uint32_t>(box_rows), CU_TENSOR_MAP_SWIZZLE_128B,
+                          CU_TENSOR_MAP_L2_PROMOTION_L2_256B, "a swizzled operand of the wgmma exercise");
 }
 
 /// The sizes gemm accepts (wgmma.hpp); throws std::invalid_argument otherwise.
