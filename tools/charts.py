@@ -1,7 +1,10 @@
 """The charts of docs/figures that every chapter gets: one bar per row of its
 default run, the chapter's peak as a line. A chapter's own charts live in its
-folder (tools/hooks.py). Needs matplotlib.
+folder (tools/hooks.py); save_chart and save_diagram are the endings their
+hooks share. Needs matplotlib.
 """
+import os
+
 from runs import peak_of
 
 
@@ -22,6 +25,15 @@ def save_chart(plt, fig, ax, out_png):
     fig.tight_layout()
     fig.savefig(out_png)
     plt.close(fig)
+
+
+def save_diagram(plt, fig, out_dir, name):
+    """A diagram's ending (a chapter's diagrams() hook): tight, saved as out_dir/name at 110 dpi, closed; its path."""
+    out = os.path.join(out_dir, name)
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return out
 
 
 def chart(plt, r, out_png):

@@ -3,7 +3,7 @@
 Drawn from the index arithmetic of the kernels (the same formulas as the
 code), not measured: the lesson puts the measured numbers beside it.
 """
-import os
+from charts import save_diagram
 
 WARP = 32
 
@@ -27,7 +27,7 @@ def warp_sectors(plt, ax, y, title, addr_of_lane, words=256):
             "moved are used)", fontsize=9)
 
 
-def coalescing(plt, out):
+def coalescing(plt):
     fig, ax = plt.subplots(figsize=(11, 4.2))
     rows = [("stride 1 (lane i reads word i)", lambda l: l),
             ("offset 3 (lane i reads word i + 3)", lambda l: l + 3),
@@ -40,12 +40,8 @@ def coalescing(plt, out):
     ax.set_xlabel("4-byte words of memory (shaded: a 32-byte sector the warp's load moves; colour: lane 0..31)")
     ax.set_yticks([])
     ax.set_title("One warp, one 4-byte load per lane: the sectors the memory system moves")
-    fig.tight_layout()
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
+    return fig
 
 
 def diagrams(out_dir, plt):
-    out = os.path.join(out_dir, "pattern_coalescing.png")
-    coalescing(plt, out)
-    return [out]
+    return [save_diagram(plt, coalescing(plt), out_dir, "pattern_coalescing.png")]

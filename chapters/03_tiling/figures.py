@@ -3,10 +3,10 @@
 Drawn from the index arithmetic of the kernels (the same formulas as the
 code), not measured: the lesson puts the measured numbers beside it.
 """
-import os
+from charts import save_diagram
 
 
-def tiling(plt, out):
+def tiling(plt):
     """C = A B by tiles: the block's tile of C, the row panel of A and the
     column panel of B it reads, one BK-wide slice at a time."""
     fig, ax = plt.subplots(figsize=(9, 6))
@@ -35,12 +35,8 @@ def tiling(plt, out):
     ax.set_ylim(-1.5, oy_b + K + 1)
     ax.set_aspect("equal")
     ax.axis("off")
-    fig.tight_layout()
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
+    return fig
 
 
 def diagrams(out_dir, plt):
-    out = os.path.join(out_dir, "pattern_tiling.png")
-    tiling(plt, out)
-    return [out]
+    return [save_diagram(plt, tiling(plt), out_dir, "pattern_tiling.png")]

@@ -3,7 +3,7 @@
 Drawn from the index arithmetic of the kernels (the same formulas as the
 code), not measured: the lesson puts the measured numbers beside it.
 """
-import os
+from charts import save_diagram
 
 WARP = 32
 
@@ -12,7 +12,7 @@ def lane_color(plt, lane):
     return plt.get_cmap("viridis")(lane / (WARP - 1))
 
 
-def banks(plt, out):
+def banks(plt):
     """A warp reading one column of a 32 x 32 float tile: without padding all
     32 words sit in bank 0; with a 33-float row pitch, in 32 banks."""
     fig, axes = plt.subplots(1, 2, figsize=(11, 5.2))
@@ -31,12 +31,8 @@ def banks(plt, out):
         ax.set_yticks([])
         ax.set_title(title, fontsize=9)
     fig.suptitle("Lane i of a warp reads tile[i][0] (colour: lane 0..31)")
-    fig.tight_layout()
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
+    return fig
 
 
 def diagrams(out_dir, plt):
-    out = os.path.join(out_dir, "pattern_banks.png")
-    banks(plt, out)
-    return [out]
+    return [save_diagram(plt, banks(plt), out_dir, "pattern_banks.png")]

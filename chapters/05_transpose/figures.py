@@ -3,10 +3,10 @@
 Drawn from the index arithmetic of the kernels (the same formulas as the
 code), not measured: the lesson puts the measured numbers beside it.
 """
-import os
+from charts import save_diagram
 
 
-def transpose(plt, out):
+def transpose(plt):
     """Transpose through a shared tile: a warp reads a row of the input
     (coalesced), writes a row of the output (coalesced), and the tile turns
     the row into a column in between."""
@@ -34,12 +34,8 @@ def transpose(plt, out):
     axes[2].text(0, -0.9, "out[c][i] = tile[i][c] = in[i][c]", fontsize=8)
     fig.suptitle("Transpose through shared memory (8 x 8 shown; the kernels use 32 x 32): one row of the input "
                  "ends up as one column of the output", fontsize=10)
-    fig.tight_layout()
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
+    return fig
 
 
 def diagrams(out_dir, plt):
-    out = os.path.join(out_dir, "pattern_transpose.png")
-    transpose(plt, out)
-    return [out]
+    return [save_diagram(plt, transpose(plt), out_dir, "pattern_transpose.png")]
