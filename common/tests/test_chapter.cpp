@@ -1,6 +1,7 @@
 // Host tests of the chapter runner's start-up: the registry's names are
 // checked (a baseline or goal naming no row stops the program with exit code
 // 2 before --help, --list or any GPU work), and --list needs no GPU.
+#include "fixtures.hpp"
 #include "steps/catch.hpp"
 #include "steps/chapter.hpp"
 
@@ -18,19 +19,11 @@ struct Never {
 };
 
 steps::Row<Never> named(const std::string& name, steps::Role role = steps::Role::version) {
-  steps::Row<Never> r;
-  r.name = name;
-  r.what = name + " does things";
-  r.role = role;
-  return r;
+  return steps_test::named_row<steps::Row<Never>>(name, role, "does things");
 }
 
 steps::ChapterInfo chapter() {
-  steps::ChapterInfo i;
-  i.number = "99";
-  i.binary = "ch99_test";
-  i.title = "Test";
-  i.baseline = "memcpy";
+  steps::ChapterInfo i = steps_test::chapter_99("memcpy");
   i.goals = {{"best", "memcpy", 0.9, ">= 0.90x memcpy"}};
   i.flag_options = {{"--slow-rows", "also the slow rows"}};
   return i;

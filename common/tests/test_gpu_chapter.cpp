@@ -1,6 +1,7 @@
 // GPU tests of the runner's extension points, through a whole chapter
 // program on a toy problem: groups and rows skipped by their preconditions,
 // the hooks and their order, on-request groups, notes, and one row's state.
+#include "fixtures.hpp"
 #include "steps/catch.hpp"
 #include "steps/chapter.hpp"
 
@@ -31,10 +32,7 @@ struct Counter {
 };
 
 steps::Row<Toy> toy_row(const std::string& name, steps::Role role = steps::Role::version) {
-  steps::Row<Toy> r;
-  r.name = name;
-  r.what = name + " sets one int";
-  r.role = role;
+  auto r = steps_test::named_row<steps::Row<Toy>>(name, role, "sets one int");
   r.launch = [name](Toy& p, steps::Run& run) {
     CUDA_CHECK(cudaMemsetAsync(p.value.data(), 0, sizeof(int), run.stream()));
     ++run.row_state<Counter>().runs;
@@ -46,11 +44,7 @@ steps::Row<Toy> toy_row(const std::string& name, steps::Role role = steps::Role:
 }
 
 steps::ChapterInfo chapter() {
-  steps::ChapterInfo i;
-  i.number = "99";
-  i.binary = "ch99_test";
-  i.title = "Test";
-  i.baseline = "base";
+  steps::ChapterInfo i = steps_test::chapter_99("base");
   i.default_size = 1;
   i.default_iters = 3;
   i.default_warmup = 1;

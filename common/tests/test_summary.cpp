@@ -1,6 +1,7 @@
 // Host tests of the results model: baseline, reference rows, best, goals,
 // peak, extra columns, skipped rows, notes, options, exit code, and the two
 // printers.
+#include "fixtures.hpp"
 #include "steps/catch.hpp"
 #include "steps/summary.hpp"
 
@@ -10,10 +11,7 @@
 namespace {
 
 steps::RowResult row(const std::string& name, steps::Role role, double bytes, double ms, bool ok = true) {
-  steps::RowResult r;
-  r.name = name;
-  r.what = name + " does things";
-  r.role = role;
+  auto r = steps_test::named_row<steps::RowResult>(name, role, "does things");
   r.work.bytes = bytes;
   r.work.flops = bytes; // same numbers, for the flops tests
   r.timed = true;
@@ -43,12 +41,8 @@ steps::DeviceInfo device() {
 }
 
 steps::ChapterInfo chapter() {
-  steps::ChapterInfo i;
-  i.number = "99";
-  i.binary = "ch99_test";
-  i.title = "Test";
+  steps::ChapterInfo i = steps_test::chapter_99("memcpy");
   i.metric = steps::Metric::bandwidth;
-  i.baseline = "memcpy";
   i.goals = {{"best", "memcpy", 0.9, ">= 0.90x memcpy"}, {"fast", "slow", 2.0, "fast >= 2x slow"}};
   return i;
 }
@@ -224,10 +218,7 @@ TEST_CASE("summary: a row that ran another row's kernel ranks only without it", 
 namespace {
 // A row that a precondition left out: no timing, no comparison.
 steps::RowResult skipped_row(const std::string& name, steps::Role role, const std::string& why, int problem = 0) {
-  steps::RowResult r;
-  r.name = name;
-  r.what = name + " does things";
-  r.role = role;
+  auto r = steps_test::named_row<steps::RowResult>(name, role, "does things");
   r.problem = problem;
   r.skipped = why;
   return r;
