@@ -92,7 +92,7 @@ for grader in exercises/[0-9][0-9]_*/grade_*.cpp exercises/[0-9][0-9]_*/*/grade_
   for f in "$d"*.cu "$d"*.cuh "$d"*.cpp; do
     [ -e "$f" ] || continue
     name=$(basename "$f")
-    case "$name" in grade_*|given.*|test_*) continue ;; esac  # given.*: shared, not the learner's to edit; test_*: host tests of the grader's helpers
+    case "$name" in grade_*|given.*|given_*|test_*) continue ;; esac  # given.*, given_*: shared, not the learner's to edit; test_*: host tests of the grader's helpers
     [ -f "$sol$name" ] || problems+=" $sol$name missing;"
     grep -q "TODO" "$sol$name" 2>/dev/null && problems+=" $sol$name still has a TODO;"
   done

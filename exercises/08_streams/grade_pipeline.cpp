@@ -44,73 +44,23 @@ namespace {
 namespace check = ex08::check;
 namespace recorded = ex08::recorded;
 
-struct Shape {
-  std::size_t n;
-  int chunks;
-  int streams;
-  std::size_t extra; ///< capacity = n + extra (>= 1): output past n must stay untouched
-  std::string what;
-};
-
-std::string name_of(const Shape& s) {
-  std::ostringstream os;
-  os << "n = " << s.n << ", " << s.chunks << " chunks, " << s.streams << " streams";
-  if (!s.what.empty()) os << ": " << s.what;
-  return os.str();
-}
-
-/// Step 2: records run() and checks the graph. "" when right.
-std::string record(ex08::Pipeline& p, const Shape& s, cudaStream_t origin) {
-  steps::Graph graph;
-  const std::string failed = recorded::record(
-      [&] { p.run(s.n, s.chunks, origin); }, origin, graph,
-      "a stream that waited for origin (a fork) was never joined back: origin must wait for an event recorded at "
-      "the end of every stream you use, before run() returns. Otherwise the caller, who waits for origin only, "
-      "may read the output before your last copies have landed.");
-  if (!failed.empty()) return failed;
-  check::Job job;
-  job.input = recorded::bytes_of(p.input(), (s.n + s.extra) * sizeof(float));
-  job.output = recorded::bytes_of(p.output(), (s.n + s.extra) * sizeof(float));
-  job.n = s.n;
-  job.chunks = s.chunks;
-  job.streams = s.streams;
-  const std::string bad = check::analyse(
-      recorded::read_graph(graph, ex08::process_kernel(),
-                           "a kernel other than the given one (launch the stage only through ex08::process)"),
-      job);
-  if (!bad.empty())
-    return "in the work your run() enqueues (recorded, not run: checked for every order the GPU may choose, not "
-           "for one lucky run): " + bad;
-  return "";
-}
+using recorded::Shape;
 
 std::string run_shape(const Shape& s, std::uint64_t seed) {
-  const std::size_t capacity = s.n + s.extra;
-  ex08::Pipeline p(capacity, s.streams);
-
-  // 1. Pinned host memory.
-  if (std::string bad = recorded::not_pinned(p.input(), p.output()); !bad.empty()) return bad;
-
-  std::vector<float> x(capacity);
-  steps::fill_uniform(x.data(), capacity, seed);
-  std::memcpy(p.input(), x.data(), capacity * sizeof(float));
-  std::memset(p.output(), 0xFF, capacity * sizeof(float));
-
-  // 2. The recorded graph.
-  {
-    steps::Stream origin(cudaStreamNonBlocking);
-    if (std::string bad = record(p, s, origin); !bad.empty()) return bad;
-  }
-
-  // 3. Two real runs, each on a non-blocking origin with work still pending
-  //    ahead of the call (the grader's, which finishes writing the input):
-  //    work not ordered after origin's reads the input before it is ready.
-  const std::size_t len = s.n ? (s.n + static_cast<std::size_t>(s.chunks) - 1) / static_cast<std::size_t>(s.chunks) : 1;
-  return recorded::two_runs([&](cudaStream_t origin) { p.run(s.n, s.chunks, origin); }, p.input(), p.output(), x,
-                             s.n, len);
+  ex08::Pipeline p(s.n + s.extra, s.streams);
+  recorded::GraphChecks checks;
+  checks.stage = ex08::process_kernel();
+  checks.foreign = "a kernel other than the given one (launch the stage only through ex08::process)";
+  checks.unjoined =
+      "a stream that waited for origin (a fork) was never joined back: origin must wait for an event recorded at "
+      "the end of every stream you use, before run() returns. Otherwise the caller, who waits for origin only, "
+      "may read the output before your last copies have landed.";
+  checks.check = check::analyse;
+  // Steps 1 to 3 (above): pinned memory, the recorded graph, two real runs.
+  return recorded::grade_shape(p, s, seed, checks);
 }
 
-void grade(const std::vector<Shape>& shapes) { steps::grade::shapes(shapes, name_of, run_shape, recorded::capture_hint); }
+void grade(const std::vector<Shape>& shapes) { steps::grade::shapes(shapes, recorded::name_of, run_shape, recorded::capture_hint); }
 
 } // namespace
 
@@ -140,10 +90,5 @@ TEST_CASE("pipeline speed", "[.speed]") {
   const std::size_t n = std::size_t{1} << 26;
   REQUIRE(run_shape({n, 32, 4, 1, ""}, 99).empty());
   ex08::Pipeline p(n, 4);
-  steps::fill_uniform(p.input(), n, 5);
-  steps::TimingOptions opts;
-  opts.iters = 10;
-  const auto ms = steps::time_gpu([&](cudaStream_t s) { p.run(n, 32, s); }, opts);
-  steps::grade::report_speed("pipeline, 2^26 floats in 32 chunks over 4 streams (bytes both ways)", ms,
-                             8.0 * static_cast<double>(n));
+  recorded::speed(p, n, 32, "pipeline, 2^26 floats in 32 chunks over 4 streams (bytes both ways)");
 }

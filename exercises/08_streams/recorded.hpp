@@ -2,7 +2,9 @@
 /// @brief What exercise 08's two graders share (grade_pipeline.cpp and
 ///        stages/grade_stages.cpp): a learner's run() recorded with stream
 ///        capture and read as the graph graph_check.hpp checks, the pinned
-///        memory check, and two real runs checked element by element.
+///        memory check, two real runs checked element by element, and
+///        grade_shape, which puts the three together for one shape, and
+///        the speed line (speed).
 #pragma once
 
 #include "graph_check.hpp"
@@ -12,6 +14,8 @@
 #include "steps/grade_support.hpp"
 #include "steps/handle.hpp"
 #include "steps/memory.hpp"
+#include "steps/random.hpp"
+#include "steps/timing.hpp"
 
 #include <cuda_runtime.h>
 
@@ -236,6 +240,81 @@ inline std::string two_runs(const std::function<void(cudaStream_t)>& run, float*
       return "run " + std::to_string(round) + ": input() changed, but it is an input.";
   }
   return "";
+}
+
+/// What a grader checks the recorded graph with: the given kernel (`stage`;
+/// any other kernel is labelled `foreign`), the message for a stream forked
+/// and never joined back (`unjoined`), and `check(graph, job)`, which returns
+/// "" or what is wrong.
+struct GraphChecks {
+  const void* stage = nullptr;
+  std::string foreign, unjoined;
+  std::function<std::string(const check::Graph&, const check::Job&)> check;
+};
+
+/// A shape a grader runs: n elements in `chunks` chunks over `streams`
+/// streams, in host buffers of capacity = n + extra floats (extra >= 1:
+/// output past n must stay untouched); `what` says what it tests.
+struct Shape {
+  std::size_t n;
+  int chunks;
+  int streams;
+  std::size_t extra;
+  std::string what;
+};
+
+inline std::string name_of(const Shape& s) {
+  std::ostringstream os;
+  os << "n = " << s.n << ", " << s.chunks << " chunks, " << s.streams << " streams";
+  if (!s.what.empty()) os << ": " << s.what;
+  return os.str();
+}
+
+/// Shape `s` of a grade, for either exercise's pipeline `p` (input(),
+/// output() and run(n, chunks, origin)) built for it. "" when right.
+///   1. input() and output() are pinned host memory (not_pinned);
+///   2. run() is recorded on a non-blocking origin (record) and the graph it
+///      leaves is checked (read_graph, then checks.check);
+///   3. two real runs on seeded random input (two_runs).
+template <class Pipeline>
+std::string grade_shape(Pipeline& p, const Shape& s, std::uint64_t seed, const GraphChecks& checks) {
+  const std::size_t n = s.n, capacity = s.n + s.extra;
+  const int chunks = s.chunks;
+  if (std::string bad = not_pinned(p.input(), p.output()); !bad.empty()) return bad;
+  std::vector<float> x(capacity);
+  steps::fill_uniform(x.data(), capacity, seed);
+  std::memcpy(p.input(), x.data(), capacity * sizeof(float));
+  {
+    steps::Stream origin(cudaStreamNonBlocking);
+    steps::Graph graph;
+    const std::string failed = record([&] { p.run(n, chunks, origin); }, origin, graph, checks.unjoined);
+    if (!failed.empty()) return failed;
+    check::Job job;
+    job.input = bytes_of(p.input(), capacity * sizeof(float));
+    job.output = bytes_of(p.output(), capacity * sizeof(float));
+    job.n = n;
+    job.chunks = chunks;
+    job.streams = s.streams;
+    const std::string bad = checks.check(read_graph(graph, checks.stage, checks.foreign), job);
+    if (!bad.empty())
+      return "in the work your run() enqueues (recorded, not run: checked for every order the GPU may choose, not "
+             "for one lucky run): " + bad;
+  }
+  // Work not ordered after origin's reads the input before it is ready (two_runs).
+  const std::size_t k = static_cast<std::size_t>(chunks);
+  const std::size_t len = n ? (n + k - 1) / k : 1; // a chunk's length, for the messages
+  return two_runs([&](cudaStream_t origin) { p.run(n, chunks, origin); }, p.input(), p.output(), x, n, len);
+}
+
+/// The grader's speed line: `p.run(n, chunks)` on seeded input, timed over
+/// 10 runs and reported as `label` (bytes: n floats each way).
+template <class Pipeline>
+void speed(Pipeline& p, std::size_t n, int chunks, const std::string& label) {
+  steps::fill_uniform(p.input(), n, 5);
+  steps::TimingOptions opts;
+  opts.iters = 10;
+  const auto ms = steps::time_gpu([&](cudaStream_t s) { p.run(n, chunks, s); }, opts);
+  steps::grade::report_speed(label, ms, 8.0 * static_cast<double>(n));
 }
 
 } // namespace ex08::recorded

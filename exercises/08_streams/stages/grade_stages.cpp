@@ -31,61 +31,40 @@ namespace {
 namespace check = ex08::check;
 namespace recorded = ex08::recorded;
 
-struct Shape {
-  std::size_t n;
-  int chunks;
-  std::size_t extra; ///< capacity = n + extra (>= 1): output past n must stay untouched
-  std::string what;
-};
+using recorded::Shape;
 
-std::string name_of(const Shape& s) {
-  std::ostringstream os;
-  os << "n = " << s.n << ", " << s.chunks << " chunks";
-  if (!s.what.empty()) os << ": " << s.what;
-  return os.str();
-}
-
-/// Records run() and checks the graph: graph_check's checks, then the stages'. "" when right.
-std::string record(ex08::stages::StagePipeline& p, const Shape& s, cudaStream_t origin) {
-  steps::Graph graph;
-  const std::string failed = recorded::record(
-      [&] { p.run(s.n, s.chunks, origin); }, origin, graph,
-      "a stream that waited for origin (directly or through an event) was never joined back: origin must wait "
-      "for an event recorded at the end of each of your three streams before run() returns.");
-  if (!failed.empty()) return failed;
-  check::Job job;
-  job.input = recorded::bytes_of(p.input(), (s.n + s.extra) * sizeof(float));
-  job.output = recorded::bytes_of(p.output(), (s.n + s.extra) * sizeof(float));
-  job.n = s.n;
-  job.chunks = s.chunks;
-  job.streams = 3;
-  const check::Graph g = recorded::read_graph(
-      graph, ex08::stages::process_kernel(),
-      "a kernel other than the given one (launch it only through ex08::stages::process)");
+/// The graph checks: graph_check's, then the stages' (stages_check.hpp).
+std::string check_stages(const check::Graph& g, const check::Job& job) {
   std::string bad = check::analyse(g, job);
-  if (bad.empty() && s.n > 0) bad = check::stages_apart(g, job);
-  if (!bad.empty())
-    return "in the work your run() enqueues (recorded, not run: checked for every order the GPU may choose): " + bad;
-  return "";
+  if (bad.empty() && job.n > 0) bad = check::stages_apart(g, job);
+  return bad;
 }
 
 std::string run_shape(const Shape& s, std::uint64_t seed) {
-  const std::size_t capacity = s.n + s.extra;
-  ex08::stages::StagePipeline p(capacity);
-  if (std::string bad = recorded::not_pinned(p.input(), p.output()); !bad.empty()) return bad;
-  std::vector<float> x(capacity);
-  steps::fill_uniform(x.data(), capacity, seed);
-  std::memcpy(p.input(), x.data(), capacity * sizeof(float));
-  {
-    steps::Stream origin(cudaStreamNonBlocking);
-    if (std::string bad = record(p, s, origin); !bad.empty()) return bad;
-  }
-  const std::size_t len = s.n ? ex08::chunk_range(s.n, s.chunks, 0).count : 1;
-  return recorded::two_runs([&](cudaStream_t origin) { p.run(s.n, s.chunks, origin); }, p.input(), p.output(), x,
-                            s.n, len);
+  ex08::stages::StagePipeline p(s.n + s.extra);
+  recorded::GraphChecks checks;
+  checks.stage = ex08::stages::process_kernel();
+  checks.foreign = "a kernel other than the given one (launch it only through ex08::stages::process)";
+  checks.unjoined = "a stream that waited for origin (directly or through an event) was never joined back: origin "
+                    "must wait for an event recorded at the end of each of your three streams before run() returns.";
+  checks.check = check_stages;
+  return recorded::grade_shape(p, s, seed, checks);
 }
 
-void grade(const std::vector<Shape>& shapes) { steps::grade::shapes(shapes, name_of, run_shape, recorded::capture_hint); }
+/// A shape of this exercise: n elements in `chunks` chunks, in host buffers
+/// of n + extra floats; always three streams, one per stage.
+struct StageShape {
+  std::size_t n;
+  int chunks;
+  std::size_t extra;
+  std::string what;
+};
+
+void grade(const std::vector<StageShape>& stage_shapes) {
+  std::vector<Shape> shapes;
+  for (const StageShape& s : stage_shapes) shapes.push_back({s.n, s.chunks, 3, s.extra, s.what});
+  steps::grade::shapes(shapes, recorded::name_of, run_shape, recorded::capture_hint);
+}
 
 } // namespace
 
@@ -109,12 +88,7 @@ TEST_CASE("stage pipeline on large shapes", "[stages][large]") {
 
 TEST_CASE("stage pipeline speed", "[.speed]") {
   const std::size_t n = std::size_t{1} << 26;
-  REQUIRE(run_shape({n, 32, 1, ""}, 99).empty());
+  REQUIRE(run_shape({n, 32, 3, 1, ""}, 99).empty());
   ex08::stages::StagePipeline p(n);
-  steps::fill_uniform(p.input(), n, 5);
-  steps::TimingOptions opts;
-  opts.iters = 10;
-  const auto ms = steps::time_gpu([&](cudaStream_t s) { p.run(n, 32, s); }, opts);
-  steps::grade::report_speed("stage pipeline, 2^26 floats in 32 chunks (bytes both ways)", ms,
-                             8.0 * static_cast<double>(n));
+  recorded::speed(p, n, 32, "stage pipeline, 2^26 floats in 32 chunks (bytes both ways)");
 }
