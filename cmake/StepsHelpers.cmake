@@ -86,6 +86,23 @@ function(steps_test name labels)
   set_tests_properties(${name} PROPERTIES LABELS "${labels}" SKIP_RETURN_CODE 77)
 endfunction()
 
+# A Catch2 program of host tests (an exercise's grader helpers on hand-made
+# input): test NAME, label host (no GPU needed), the program in bin/, the
+# calling folder on its include path. Nothing without Catch2.
+#   steps_add_host_test(NAME host.<where>.<what> TARGET <program> SOURCES ... [LIBRARIES ...])
+function(steps_add_host_test)
+  cmake_parse_arguments(PARSE_ARGV 0 HT "" "NAME;TARGET" "SOURCES;LIBRARIES")
+  if(NOT (BUILD_TESTING AND STEPS_HAVE_CATCH2))
+    return()
+  endif()
+  add_executable(${HT_TARGET} ${HT_SOURCES})
+  target_link_libraries(${HT_TARGET} PRIVATE ${HT_LIBRARIES} steps_catch_host_main steps::warnings)
+  target_include_directories(${HT_TARGET} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+  set_target_properties(${HT_TARGET} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/bin)
+  add_test(NAME ${HT_NAME} COMMAND ${HT_TARGET})
+  set_tests_properties(${HT_NAME} PROPERTIES LABELS host)
+endfunction()
+
 function(_steps_sanitize_tests prefix tools)
   foreach(tool IN LISTS tools)
     steps_test(sanitize.${prefix}.${tool} "sanitize"
@@ -457,6 +474,19 @@ function(steps_add_exercise)
     file(WRITE ${PROJECT_BINARY_DIR}/graders/${target}.sanitizers "${grade_tools_text}\n")
   endforeach()
 endfunction()
+
+# The MEASURE arguments of one kernel: `out` = <prefix>_<name>=<kernel>:<metric>
+# for each <name>:<metric> that follows (a profile test's several values of
+# the same kernels).
+function(steps_measures out prefix kernel)
+  set(measures "")
+  foreach(pair IN LISTS ARGN)
+    string(REPLACE ":" "=${kernel}:" measure "${prefix}_${pair}")
+    list(APPEND measures "${measure}")
+  endforeach()
+  set(${out} ${measures} PARENT_SCOPE)
+endfunction()
+
 
 # A profile test (label profile): runs COMMAND under Nsight Compute and checks
 # EXPECT expressions over MEASURE values (tools/profile_check.py explains the
