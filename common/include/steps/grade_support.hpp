@@ -2,8 +2,9 @@
 /// @brief The parts of the grader harness that need no test framework: error
 ///        hints, the hang message, the speed report, the busy stream every
 ///        graded call runs on, a crash guard for integer division by zero,
-///        cheap checks of huge arrays and a structural check of compiled
-///        kernels (grade.hpp has the shape loop).
+///        cheap checks of huge arrays, a structural check of compiled
+///        kernels and a record the GPU leaves in mapped host memory
+///        (grade.hpp has the shape loop).
 #pragma once
 
 #include "steps/error.hpp"
@@ -13,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <utility>
 #include <vector>
@@ -34,6 +36,21 @@ std::string hang_message(const std::string& shape, double seconds = kShapeTimeou
 /// `steps-speed label=... median_ms=... gbps=... tflops=...` line that
 /// `./tutorial grade` reads (0 where a quantity does not apply).
 void report_speed(const std::string& label, const Stats& ms, double bytes, double flops = 0);
+
+/// The program's one T in mapped pinned host memory, zeroed when first asked
+/// for and never freed: a kernel writes it through its device address, and
+/// it stays readable here after the kernel faults or is stopped (a trace, a
+/// report).
+template <class T>
+T* mapped_record() {
+  static T* record = [] {
+    void* p = nullptr;
+    CUDA_CHECK(cudaHostAlloc(&p, sizeof(T), cudaHostAllocMapped));
+    std::memset(p, 0, sizeof(T));
+    return static_cast<T*>(p);
+  }();
+  return record;
+}
 
 // ---------------------------------------------------------------------------
 // The stream a graded call runs on.

@@ -63,15 +63,7 @@ bool sanitizing() { return std::getenv("STEPS_SANITIZE") != nullptr; }
 
 /// The ring's report, in mapped pinned host memory: the GPU writes it just
 /// before it stops the kernel, and it stays readable here afterwards.
-volatile Report* report() {
-  static Report* r = [] {
-    void* p = nullptr;
-    CUDA_CHECK(cudaHostAlloc(&p, sizeof(Report), cudaHostAllocMapped));
-    std::memset(p, 0, sizeof(Report));
-    return static_cast<Report*>(p);
-  }();
-  return r;
-}
+volatile Report* report() { return steps::grade::mapped_record<Report>(); }
 
 /// Arms the ring's watchdog and checks for the next launches.
 void watch(int max_blocks, bool slow = true) {
