@@ -6,6 +6,7 @@ rewrites the numbers, `render --check` reports each one that differs.
 Standard library only.
 """
 import glob
+import operator
 import os
 import re
 
@@ -264,25 +265,23 @@ def evaluate(results, expr):
             return -atom()
         raise MarkError(f"unexpected '{t.group(0).strip()}'")
 
-    def product():
-        v = atom()
-        while peek() is not None and peek().group("op") in ("*", "/"):
+    def chain(operand, ops):
+        """operand (op operand)... for the operators in ops, left to right."""
+        v = operand()
+        while peek() is not None and peek().group("op") in ops:
             op = peek().group("op")
             i[0] += 1
-            w = atom()
+            w = operand()
             if op == "/" and w == 0:
                 raise MarkError("division by zero")
-            v = v * w if op == "*" else v / w
+            v = ops[op](v, w)
         return v
 
+    def product():
+        return chain(atom, {"*": operator.mul, "/": operator.truediv})
+
     def total():
-        v = product()
-        while peek() is not None and peek().group("op") in ("+", "-"):
-            op = peek().group("op")
-            i[0] += 1
-            w = product()
-            v = v + w if op == "+" else v - w
-        return v
+        return chain(product, {"+": operator.add, "-": operator.sub})
 
     value = total()
     if peek() is not None:

@@ -112,6 +112,13 @@ class Course(unittest.TestCase):
                            capture_output=True, text=True)
         return p.returncode, p.stdout
 
+    def assert_names_say(self, rc, *lines):
+        """names.py exits with rc and prints each of lines."""
+        got, out = self.names()
+        self.assertEqual(got, rc, out)
+        for line in lines:
+            self.assertIn(line, out)
+
     def test_clean_course_passes(self):
         self.assertEqual(repo_checks.links(self.dir), [])
         self.assertEqual(repo_checks.course_map(self.dir), [])
@@ -144,39 +151,26 @@ class Course(unittest.TestCase):
 
     def test_renamed_row_left_in_bench_shapes(self):
         write(f"{self.dir}/chapters/42_demo/bench_shapes", "small | --size 1M --variant fast,slowest\n")
-        rc, out = self.names()
-        self.assertEqual(rc, 1)
-        self.assertIn("chapters/42_demo/bench_shapes:1: row 'slowest' is not in ch42_demo --list", out)
+        self.assert_names_say(1, "chapters/42_demo/bench_shapes:1: row 'slowest' is not in ch42_demo --list")
 
     def test_renamed_row_in_a_marker(self):
         with open(f"{self.dir}/chapters/42_demo/README.md", "a") as f:
             f.write("and <!--n:42:fastest:gbps/42:slow:gbps-->2x.\n")
-        rc, out = self.names()
-        self.assertEqual(rc, 1)
-        self.assertIn("chapters/42_demo/README.md:7: row 'fastest' is not in ch42_demo --list", out)
+        self.assert_names_say(1, "chapters/42_demo/README.md:7: row 'fastest' is not in ch42_demo --list")
 
     def test_tools_naming_a_chapter_or_row(self):
         write(f"{self.dir}/tools/tool.py", 'if r["chapter"] == "42":\n    rows = ["fast"]\n')
-        rc, out = self.names()
-        self.assertEqual(rc, 1)
-        self.assertIn('tools/tool.py:1: names "42"', out)
-        self.assertIn("tools/tool.py:2: names row fast", out)
+        self.assert_names_say(1, 'tools/tool.py:1: names "42"', "tools/tool.py:2: names row fast")
 
     def test_unbuilt_ready_chapter(self):
         write(f"{self.dir}/build/course/chapters.tsv", "number\tfolder\tbinary\n")
-        rc, out = self.names()
-        self.assertEqual(rc, 1)
-        self.assertIn("row names of chapters 42 not validated: their programs are missing", out)
+        self.assert_names_say(1, "row names of chapters 42 not validated: their programs are missing")
         write(f"{self.dir}/build/CMakeCache.txt", "STEPS_ONLY_CHAPTERS:STRING=43_next\n")
-        rc, out = self.names()
-        self.assertEqual(rc, 0, out)
-        self.assertIn("not validated: their programs are not in this build (the build is restricted", out)
+        self.assert_names_say(0, "not validated: their programs are not in this build (the build is restricted")
 
     def test_manifest_without_header(self):
         write(f"{self.dir}/build/course/chapters.tsv", "42\t42_demo\tch42_demo\n")
-        rc, out = self.names()
-        self.assertEqual(rc, 1)
-        self.assertIn("chapters.tsv:1: no header line naming the columns", out)
+        self.assert_names_say(1, "chapters.tsv:1: no header line naming the columns")
 
 
 if __name__ == "__main__":
