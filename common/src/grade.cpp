@@ -62,6 +62,15 @@ void report_speed(const std::string& label, const Stats& ms, double bytes, doubl
             << "\n";
 }
 
+Stats time_speed(const std::string& label, const std::function<void(cudaStream_t)>& work, double bytes,
+                 double flops, int iters) {
+  TimingOptions opts;
+  opts.iters = iters;
+  const Stats ms = time_gpu(work, opts);
+  report_speed(label, ms, bytes, flops);
+  return ms;
+}
+
 bool under_sanitizer() { return std::getenv("STEPS_SANITIZE") != nullptr; }
 
 // --- Division by zero ------------------------------------------------------

@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -36,6 +37,12 @@ std::string hang_message(const std::string& shape, double seconds = kShapeTimeou
 /// `steps-speed label=... median_ms=... gbps=... tflops=...` line that
 /// `./tutorial grade` reads (0 where a quantity does not apply).
 void report_speed(const std::string& label, const Stats& ms, double bytes, double flops = 0);
+
+/// A grader's speed test in one call: times `work` on a stream of its own
+/// (time_gpu: TimingOptions' warm-up, then `iters` timed runs) and prints it
+/// with report_speed. Returns the times.
+Stats time_speed(const std::string& label, const std::function<void(cudaStream_t)>& work, double bytes,
+                 double flops = 0, int iters = 20);
 
 /// The program's one T in mapped pinned host memory, zeroed when first asked
 /// for and never freed: a kernel writes it through its device address, and
