@@ -64,18 +64,9 @@ private:
 };
 
 steps::GroupPtr allocation_group() {
-  using R = steps::Row<Allocations>;
   auto row = [](std::string name, std::string what, std::function<void(Allocations&, cudaStream_t)> f) {
-    R r;
-    r.name = std::move(name);
-    r.what = std::move(what);
-    r.role = Role::reference;
-    r.launch = [f](Allocations& p, steps::Run& run) { f(p, run.stream()); };
-    r.work = [](const Allocations&) { return steps::Work{}; };
-    r.reset = [](Allocations& p) { p.poison(); };
-    r.extras = [](const Allocations& p) { return std::vector<steps::Extra>{{"allocs", static_cast<double>(p.count()), 0}}; };
-    r.check = [](Allocations& p) { return p.check(); };
-    return r;
+    return counting_row<Allocations>(std::move(name), std::move(what), std::move(f), "allocs",
+                                     [](const Allocations& p) { return static_cast<double>(p.count()); });
   };
   return steps::group<Allocations>({
       row("malloc_free_loop", "cudaMalloc, kernel, cudaFree in a loop: cudaFree waits for the device every time",

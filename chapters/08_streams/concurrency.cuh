@@ -84,16 +84,9 @@ steps::GroupPtr concurrency_group() {
   using R = steps::Row<Concurrency>;
   auto row = [](std::string name, std::string what, std::function<void(Concurrency&, steps::Run&)> launch,
                 std::vector<unsigned int> want, bool copied) {
-    R r;
-    r.name = std::move(name);
-    r.what = std::move(what);
-    r.role = Role::reference;
-    r.launch = std::move(launch);
-    r.work = [copied](const Concurrency& p) {
-      steps::Work w;
-      if (copied) w.hw_bytes = static_cast<double>(p.bytes());
-      return w;
-    };
+    R r = steps::make_row<Concurrency>(
+        std::move(name), std::move(what), Role::reference, std::move(launch),
+        [copied](const Concurrency& p) { return over_link(copied ? static_cast<double>(p.bytes()) : 0.0); });
     r.reset = [](Concurrency& p) { p.reset(); };
     r.check = [want, copied](Concurrency& p) { return p.check(want, copied); };
     return r;

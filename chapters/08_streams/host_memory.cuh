@@ -138,32 +138,23 @@ private:
 };
 
 steps::Row<HostMemory> host_read_row(std::string name, std::string what, bool zero_copy, bool sparse) {
-  steps::Row<HostMemory> r;
-  r.name = std::move(name);
-  r.what = std::move(what);
-  r.role = Role::reference;
-  r.launch = [zero_copy, sparse](HostMemory& p, steps::Run& run) { p.read(zero_copy, sparse, run.stream()); };
-  r.work = [zero_copy, sparse](const HostMemory& p) {
-    steps::Work w; // bytes over the link; a sparse zero-copy read moves whole sectors, not counted here
-    if (!zero_copy || !sparse) w.hw_bytes = 4.0 * static_cast<double>(p.n());
-    return w;
-  };
+  auto r = steps::make_row<HostMemory>(
+      std::move(name), std::move(what), Role::reference,
+      [zero_copy, sparse](HostMemory& p, steps::Run& run) { p.read(zero_copy, sparse, run.stream()); },
+      [zero_copy, sparse](const HostMemory& p) {
+        // A sparse zero-copy read moves whole sectors over the link: not counted here.
+        return over_link(!zero_copy || !sparse ? 4.0 * static_cast<double>(p.n()) : 0.0);
+      });
   r.reset = [](HostMemory& p) { p.poison(); };
   r.check = [sparse](HostMemory& p) { return p.check_read(sparse); };
   return r;
 }
 
 steps::Row<HostMemory> host_register_row(std::string name, std::string what, bool each_time) {
-  steps::Row<HostMemory> r;
-  r.name = std::move(name);
-  r.what = std::move(what);
-  r.role = Role::reference;
-  r.launch = [each_time](HostMemory& p, steps::Run& run) { p.registered_copy(each_time, run.stream()); };
-  r.work = [](const HostMemory& p) {
-    steps::Work w;
-    w.hw_bytes = 4.0 * static_cast<double>(p.n());
-    return w;
-  };
+  auto r = steps::make_row<HostMemory>(
+      std::move(name), std::move(what), Role::reference,
+      [each_time](HostMemory& p, steps::Run& run) { p.registered_copy(each_time, run.stream()); },
+      [](const HostMemory& p) { return over_link(4.0 * static_cast<double>(p.n())); });
   r.reset = [](HostMemory& p) { p.poison(); };
   r.check = [](HostMemory& p) { return p.check_copy(); };
   return r;

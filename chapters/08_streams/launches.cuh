@@ -65,18 +65,10 @@ private:
 };
 
 steps::GroupPtr launch_group() {
-  using R = steps::Row<Launches>;
   auto row = [](std::string name, std::string what, std::function<void(Launches&, cudaStream_t)> f) {
-    R r;
-    r.name = std::move(name);
-    r.what = std::move(what);
-    r.role = Role::reference;
-    r.launch = [f](Launches& p, steps::Run& run) { f(p, run.stream()); };
-    r.work = [](const Launches&) { return steps::Work{}; };
-    r.reset = [](Launches& p) { p.poison(); };
+    steps::Row<Launches> r = counting_row<Launches>(std::move(name), std::move(what), std::move(f), "kernels",
+                                                    [](const Launches& p) { return static_cast<double>(p.kernels()); });
     r.before_each = [](Launches& p, cudaStream_t s) { p.zero(s); };
-    r.extras = [](const Launches& p) { return std::vector<steps::Extra>{{"kernels", static_cast<double>(p.kernels()), 0}}; };
-    r.check = [](Launches& p) { return p.check(); };
     return r;
   };
   return steps::group<Launches>({

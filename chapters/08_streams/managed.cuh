@@ -87,16 +87,9 @@ steps::GroupPtr managed_group() {
   enum class Before { nothing, on_host, on_gpu };
   auto row = [](std::string name, std::string what, Before before, bool link,
                 std::function<void(Managed&, cudaStream_t)> f) {
-    R r;
-    r.name = std::move(name);
-    r.what = std::move(what);
-    r.role = Role::reference;
-    r.launch = [f](Managed& p, steps::Run& run) { f(p, run.stream()); };
-    r.work = [link](const Managed& p) {
-      steps::Work w;
-      if (link) w.hw_bytes = static_cast<double>(p.bytes());
-      return w;
-    };
+    R r = steps::make_row<Managed>(
+        std::move(name), std::move(what), Role::reference, [f](Managed& p, steps::Run& run) { f(p, run.stream()); },
+        [link](const Managed& p) { return over_link(link ? static_cast<double>(p.bytes()) : 0.0); });
     r.reset = [](Managed& p) { p.poison(); };
     if (before == Before::on_host) r.before_each = [](Managed& p, cudaStream_t s) { p.to_host(s); };
     if (before == Before::on_gpu) r.before_each = [](Managed& p, cudaStream_t s) { p.to_gpu(s); };

@@ -181,49 +181,32 @@ private:
 };
 
 steps::Row<Pipeline> stage_row(std::string name, std::string what, Stage which) {
-  steps::Row<Pipeline> r;
-  r.name = std::move(name);
-  r.what = std::move(what);
-  r.role = Role::reference;
-  r.launch = [which](Pipeline& p, steps::Run& run) { p.stage(which, run.stream()); };
-  r.work = [which](const Pipeline& p) {
-    steps::Work w;
-    w.hw_bytes = p.link_bytes(which);
-    return w;
-  };
+  auto r = steps::make_row<Pipeline>(
+      std::move(name), std::move(what), Role::reference,
+      [which](Pipeline& p, steps::Run& run) { p.stage(which, run.stream()); },
+      [which](const Pipeline& p) { return over_link(p.link_bytes(which)); });
   r.reset = [which](Pipeline& p) { p.prepare(which); };
   r.check = [which](Pipeline& p) { return p.check(which); };
   return r;
 }
 
 steps::Row<Pipeline> ideal_row() {
-  steps::Row<Pipeline> r;
-  r.name = "ideal_bound";
-  r.what = "the slowest of h2d_all, kernel_all, d2h_all again (chosen when the problem is built): no pipeline "
-           "of these stages can be faster";
-  r.role = Role::reference;
-  r.launch = [](Pipeline& p, steps::Run& run) { p.stage(p.slowest(), run.stream()); };
-  r.work = [](const Pipeline& p) {
-    steps::Work w;
-    w.hw_bytes = p.link_bytes(p.slowest());
-    return w;
-  };
+  auto r = steps::make_row<Pipeline>(
+      "ideal_bound",
+      "the slowest of h2d_all, kernel_all, d2h_all again (chosen when the problem is built): no pipeline of these "
+      "stages can be faster",
+      Role::reference, [](Pipeline& p, steps::Run& run) { p.stage(p.slowest(), run.stream()); },
+      [](const Pipeline& p) { return over_link(p.link_bytes(p.slowest())); });
   r.reset = [](Pipeline& p) { p.prepare(p.slowest()); };
   r.check = [](Pipeline& p) { return p.check(p.slowest()); };
   return r;
 }
 
 steps::Row<Pipeline> pipeline_row(std::string name, std::string what, int lanes, bool chunked) {
-  steps::Row<Pipeline> r;
-  r.name = name;
-  r.what = std::move(what);
-  r.role = Role::version;
-  r.launch = [lanes, chunked](Pipeline& p, steps::Run& run) { p.run_pipeline(run, lanes, chunked ? p.chunks() : 1); };
-  r.work = [](const Pipeline& p) {
-    steps::Work w;
-    w.hw_bytes = 8.0 * static_cast<double>(p.n());
-    return w;
-  };
+  auto r = steps::make_row<Pipeline>(
+      name, std::move(what), Role::version,
+      [lanes, chunked](Pipeline& p, steps::Run& run) { p.run_pipeline(run, lanes, chunked ? p.chunks() : 1); },
+      [](const Pipeline& p) { return over_link(8.0 * static_cast<double>(p.n())); });
   r.reset = [](Pipeline& p) { p.prepare_pipeline(); };
   r.check = [name](Pipeline& p) { return p.check_pipeline(name); };
   return r;
@@ -237,17 +220,12 @@ steps::Row<Pipeline> stage_streams_row() {
 }
 
 steps::GroupPtr pipeline_group() {
-  steps::Row<Pipeline> engines;
-  engines.name = "copy_engines";
-  engines.what = "the whole H2D and the whole D2H at the same time in two streams, no kernel: what the link "
-                 "carries both ways (the copy-engine bound)";
-  engines.role = Role::baseline;
-  engines.launch = [](Pipeline& p, steps::Run& run) { p.both_copies(run); };
-  engines.work = [](const Pipeline& p) {
-    steps::Work w;
-    w.hw_bytes = 8.0 * static_cast<double>(p.n());
-    return w;
-  };
+  auto engines = steps::make_row<Pipeline>(
+      "copy_engines",
+      "the whole H2D and the whole D2H at the same time in two streams, no kernel: what the link carries both "
+      "ways (the copy-engine bound)",
+      Role::baseline, [](Pipeline& p, steps::Run& run) { p.both_copies(run); },
+      [](const Pipeline& p) { return over_link(8.0 * static_cast<double>(p.n())); });
   engines.reset = [](Pipeline& p) {
     p.prepare_both();
     p.arm_timeline();

@@ -39,6 +39,29 @@ steps::Comparison exact_words(const std::vector<unsigned int>& got, const std::f
       [&](std::size_t i) { return static_cast<double>(want(i)); }, [](std::size_t, double) { return 0.0; }, 0.0);
 }
 
+/// The work of a run that moves `bytes` over the host link: the table's
+/// "moved GB/s" column (0: nothing counted).
+inline steps::Work over_link(double bytes) {
+  steps::Work w;
+  w.hw_bytes = bytes;
+  return w;
+}
+
+/// A reference row that moves nothing over the link but counts something
+/// (allocations, kernels): one run is `f(p, stream)`, the column `counted`
+/// shows `count(p)`; reset and check are the problem's poison() and check().
+template <class P>
+steps::Row<P> counting_row(std::string name, std::string what, std::function<void(P&, cudaStream_t)> f,
+                           std::string counted, std::function<double(const P&)> count) {
+  steps::Row<P> r = steps::make_row<P>(
+      std::move(name), std::move(what), Role::reference, [f](P& p, steps::Run& run) { f(p, run.stream()); },
+      [](const P&) { return steps::Work{}; });
+  r.reset = [](P& p) { p.poison(); };
+  r.extras = [counted, count](const P& p) { return std::vector<steps::Extra>{{counted, count(p), 0}}; };
+  r.check = [](P& p) { return p.check(); };
+  return r;
+}
+
 /// Host bytes set to all ones: NaN as floats (an output nobody wrote shows).
 void poison_host(float* p, std::size_t n) { std::memset(p, 0xFF, n * sizeof(float)); }
 

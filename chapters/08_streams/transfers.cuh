@@ -53,19 +53,13 @@ private:
 };
 
 steps::Row<Transfers> transfer_row(std::string name, std::string what, bool to_device, bool pinned) {
-  steps::Row<Transfers> r;
-  r.name = std::move(name);
-  r.what = std::move(what);
-  r.role = Role::reference;
-  r.launch = [to_device, pinned](Transfers& p, steps::Run& run) {
-    if (to_device) p.h2d(pinned, run.stream());
-    else p.d2h(pinned, run.stream());
-  };
-  r.work = [](const Transfers& p) {
-    steps::Work w;
-    w.hw_bytes = static_cast<double>(p.bytes());
-    return w;
-  };
+  auto r = steps::make_row<Transfers>(
+      std::move(name), std::move(what), Role::reference,
+      [to_device, pinned](Transfers& p, steps::Run& run) {
+        if (to_device) p.h2d(pinned, run.stream());
+        else p.d2h(pinned, run.stream());
+      },
+      [](const Transfers& p) { return over_link(static_cast<double>(p.bytes())); });
   r.reset = [to_device](Transfers& p) {
     if (to_device) p.reset_h2d();
     else p.reset_d2h();

@@ -10,6 +10,7 @@
 #if STEPS_WITH_EXERCISE_STAGES
 #include "stages.hpp"
 #endif
+#include "support.cuh"
 
 #include "steps/chapter.hpp"
 #include "steps/random.hpp"
@@ -62,16 +63,10 @@ public:
 
 template <class Problem>
 steps::GroupPtr yours_row(std::string name, std::string what) {
-  steps::Row<Problem> r;
-  r.name = std::move(name);
-  r.what = std::move(what);
-  r.role = steps::Role::yours;
-  r.launch = [](Problem& p, steps::Run& run) { p.launch(run.stream()); };
-  r.work = [](const Problem& p) {
-    steps::Work w;
-    w.hw_bytes = 8.0 * static_cast<double>(p.n());
-    return w;
-  };
+  auto r = steps::make_row<Problem>(
+      std::move(name), std::move(what), steps::Role::yours,
+      [](Problem& p, steps::Run& run) { p.launch(run.stream()); },
+      [](const Problem& p) { return over_link(8.0 * static_cast<double>(p.n())); });
   r.reset = [](Problem& p) { p.reset(); };
   r.check = [](Problem& p) { return p.check(); };
   return steps::group<Problem>({r});

@@ -185,12 +185,8 @@ private:
 
 steps::Row<AllReduce> allreduce_row(std::string name, std::string what,
                                     std::function<void(AllReduce&, steps::Run&)> launch) {
-  steps::Row<AllReduce> r;
-  r.name = std::move(name);
-  r.what = std::move(what);
-  r.role = Role::reference;
-  r.launch = std::move(launch);
-  r.work = [](const AllReduce& p) { return steps::Work{p.bus_bytes()}; };
+  auto r = steps::make_row<AllReduce>(std::move(name), std::move(what), Role::reference, std::move(launch),
+                                      [](const AllReduce& p) { return steps::Work{p.bus_bytes()}; });
   r.reset = [](AllReduce& p) { p.poison(); };
   r.check = [](AllReduce& p) { return p.check(); };
   return r;

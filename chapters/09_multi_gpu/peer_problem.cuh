@@ -94,12 +94,9 @@ private:
 /// A PeerPair row: `launch` enqueues one run; `both`: it moves data both ways.
 steps::Row<PeerPair> peer_row(std::string name, std::string what, Role role, bool both,
                               std::function<void(PeerPair&, steps::Run&)> launch) {
-  steps::Row<PeerPair> r;
-  r.name = std::move(name);
-  r.what = std::move(what);
-  r.role = role;
-  r.launch = std::move(launch);
-  r.work = [both](const PeerPair& p) { return steps::Work{(both ? 8.0 : 4.0) * static_cast<double>(p.n())}; };
+  auto r = steps::make_row<PeerPair>(
+      std::move(name), std::move(what), role, std::move(launch),
+      [both](const PeerPair& p) { return steps::Work{(both ? 8.0 : 4.0) * static_cast<double>(p.n())}; });
   r.reset = [](PeerPair& p) { p.poison(); };
   r.check = [both](PeerPair& p) { return p.check(both); };
   return r;

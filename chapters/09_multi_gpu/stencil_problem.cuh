@@ -324,12 +324,8 @@ private:
 /// A stencil row; `set`: the bands it computes (none: the whole grid on the first GPU).
 steps::Row<Stencil> stencil_row(std::string name, std::string what, Role role, std::optional<Stencil::Set> set,
                                 std::function<void(Stencil&, steps::Run&)> launch) {
-  steps::Row<Stencil> r;
-  r.name = std::move(name);
-  r.what = std::move(what);
-  r.role = role;
-  r.launch = std::move(launch);
-  r.work = [](const Stencil& p) { return steps::Work{p.bytes()}; };
+  auto r = steps::make_row<Stencil>(std::move(name), std::move(what), role, std::move(launch),
+                                    [](const Stencil& p) { return steps::Work{p.bytes()}; });
   r.reset = [](Stencil& p) { p.poison(); };
   r.check = [set](Stencil& p) { return p.check(set ? &*set : nullptr); };
   return r;

@@ -149,12 +149,10 @@ private:
 };
 
 inline steps::GroupPtr yours_group() {
-  steps::Row<YoursHalo> r;
-  r.name = "yours";
-  r.what = "exercise 09: your split + exchange_halos in a periodic 1-D 3-point average across the GPUs";
-  r.role = steps::Role::yours;
-  r.launch = [](YoursHalo& p, steps::Run& run) { p.launch(run); };
-  r.work = [](const YoursHalo& p) { return steps::Work{8.0 * static_cast<double>(p.n())}; };
+  auto r = steps::make_row<YoursHalo>(
+      "yours", "exercise 09: your split + exchange_halos in a periodic 1-D 3-point average across the GPUs",
+      steps::Role::yours, [](YoursHalo& p, steps::Run& run) { p.launch(run); },
+      [](const YoursHalo& p) { return steps::Work{8.0 * static_cast<double>(p.n())}; });
   r.reset = [](YoursHalo& p) { p.poison(); };
   r.check = [](YoursHalo& p) { return p.check(); };
   return steps::group<YoursHalo>({r});

@@ -246,6 +246,22 @@ GroupPtr group(std::vector<Row<P>> rows, GroupOptions options = {}) {
   return std::make_shared<detail::Group<P>>(std::move(rows), std::move(options));
 }
 
+/// A row with what every row has: its name, description, role, one run
+/// (`launch`) and the work of that run. A chapter's row builders start from
+/// it and add the check (required) and what else the row needs (reset,
+/// extras...).
+template <class P>
+Row<P> make_row(std::string name, std::string what, Role role, std::function<void(P&, Run&)> launch,
+                std::function<Work(const P&)> work) {
+  Row<P> r;
+  r.name = std::move(name);
+  r.what = std::move(what);
+  r.role = role;
+  r.launch = std::move(launch);
+  r.work = std::move(work);
+  return r;
+}
+
 /// The vendor's copy as a row named "memcpy", the baseline of the
 /// memory-bound chapters: cudaMemcpyAsync device-to-device of `bytes(p)`
 /// bytes from `src(p)` to `dst(p)` in run.stream(). Work: every byte read
@@ -256,14 +272,12 @@ template <class P>
 Row<P> memcpy_row(std::string what, std::function<void*(P&)> dst, std::function<const void*(P&)> src,
                   std::function<std::size_t(const P&)> bytes, std::function<Comparison(P&)> check,
                   std::function<void(P&)> reset = {}) {
-  Row<P> r;
-  r.name = "memcpy";
-  r.what = std::move(what);
-  r.role = Role::baseline;
-  r.launch = [dst, src, bytes](P& p, Run& run) {
-    CUDA_CHECK(cudaMemcpyAsync(dst(p), src(p), bytes(p), cudaMemcpyDeviceToDevice, run.stream()));
-  };
-  r.work = [bytes](const P& p) { return Work{2.0 * static_cast<double>(bytes(p))}; };
+  Row<P> r = make_row<P>(
+      "memcpy", std::move(what), Role::baseline,
+      [dst, src, bytes](P& p, Run& run) {
+        CUDA_CHECK(cudaMemcpyAsync(dst(p), src(p), bytes(p), cudaMemcpyDeviceToDevice, run.stream()));
+      },
+      [bytes](const P& p) { return Work{2.0 * static_cast<double>(bytes(p))}; });
   r.check = std::move(check);
   r.reset = std::move(reset);
   return r;
