@@ -40,9 +40,7 @@ float* Pipeline::input() { return state_->input.data(); }
 float* Pipeline::output() { return state_->output.data(); }
 
 void Pipeline::run(std::size_t n, int chunks, cudaStream_t origin) {
-  if (n > capacity_) throw std::invalid_argument("Pipeline::run: n is larger than the capacity");
-  if (chunks < 1) throw std::invalid_argument("Pipeline::run: chunks must be >= 1");
-  if (n == 0) return;
+  if (!has_work("Pipeline::run", n, capacity_, chunks)) return; // checks the arguments; n == 0: nothing to do
   const std::size_t len = chunk_range(n, chunks, 0).count; // the longest chunk
   // TODO(3): one pair of device buffers serves every chunk here, so every
   // chunk must wait for the one before. Give each stream its own pair.

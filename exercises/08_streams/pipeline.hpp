@@ -14,6 +14,8 @@
 #include <cmath>
 #include <cstddef>
 #include <memory>
+#include <stdexcept>
+#include <string>
 
 namespace ex08 {
 
@@ -31,6 +33,15 @@ inline ChunkRange chunk_range(std::size_t n, int chunks, int c) {
   const std::size_t len = (n + k - 1) / k;
   const std::size_t begin = std::min(n, len * static_cast<std::size_t>(c));
   return {begin, std::min(len, n - begin)};
+}
+
+/// GIVEN: run()'s argument checks, for `who` ("Pipeline::run"): throws
+/// std::invalid_argument when n > capacity or chunks < 1; returns whether
+/// there is anything to do (n > 0).
+inline bool has_work(const char* who, std::size_t n, std::size_t capacity, int chunks) {
+  if (n > capacity) throw std::invalid_argument(std::string(who) + ": n is larger than the capacity");
+  if (chunks < 1) throw std::invalid_argument(std::string(who) + ": chunks must be >= 1");
+  return n > 0;
 }
 
 /// GIVEN (given.cuh): out[i] = 2 in[i] + 1 for i < count (device memory),

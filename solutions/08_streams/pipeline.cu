@@ -43,9 +43,7 @@ float* Pipeline::input() { return state_->input.data(); }
 float* Pipeline::output() { return state_->output.data(); }
 
 void Pipeline::run(std::size_t n, int chunks, cudaStream_t origin) {
-  if (n > capacity_) throw std::invalid_argument("Pipeline::run: n is larger than the capacity");
-  if (chunks < 1) throw std::invalid_argument("Pipeline::run: chunks must be >= 1");
-  if (n == 0) return;
+  if (!has_work("Pipeline::run", n, capacity_, chunks)) return; // checks the arguments; n == 0: nothing to do
   const std::size_t len = (n + static_cast<std::size_t>(chunks) - 1) / static_cast<std::size_t>(chunks);
   const int used = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(streams_), (n + len - 1) / len));
   auto& lanes = state_->lanes;

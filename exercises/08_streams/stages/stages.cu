@@ -9,7 +9,6 @@
 #include "steps/handle.hpp"
 #include "steps/memory.hpp"
 
-#include <stdexcept>
 #include <vector>
 
 namespace ex08::stages {
@@ -34,9 +33,7 @@ float* StagePipeline::input() { return state_->input.data(); }
 float* StagePipeline::output() { return state_->output.data(); }
 
 void StagePipeline::run(std::size_t n, int chunks, cudaStream_t origin) {
-  if (n > capacity_) throw std::invalid_argument("StagePipeline::run: n is larger than the capacity");
-  if (chunks < 1) throw std::invalid_argument("StagePipeline::run: chunks must be >= 1");
-  if (n == 0) return;
+  if (!has_work("StagePipeline::run", n, capacity_, chunks)) return; // checks the arguments; n == 0: nothing to do
 
   float* dev = nullptr;
   CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&dev), 2 * n * sizeof(float), origin));

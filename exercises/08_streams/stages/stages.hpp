@@ -8,7 +8,7 @@
 /// between them, so each engine gets its own queue in chunk order.
 #pragma once
 
-#include "../pipeline.hpp" // ex08::ChunkRange, ex08::chunk_range, ex08::process_reference
+#include "../pipeline.hpp" // ex08::ChunkRange, ex08::chunk_range, ex08::has_work, ex08::process_reference
 
 #include <cuda_runtime.h>
 

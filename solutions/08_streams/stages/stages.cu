@@ -10,7 +10,6 @@
 #include "steps/handle.hpp"
 #include "steps/memory.hpp"
 
-#include <stdexcept>
 #include <vector>
 
 namespace ex08::stages {
@@ -44,9 +43,7 @@ float* StagePipeline::input() { return state_->input.data(); }
 float* StagePipeline::output() { return state_->output.data(); }
 
 void StagePipeline::run(std::size_t n, int chunks, cudaStream_t origin) {
-  if (n > capacity_) throw std::invalid_argument("StagePipeline::run: n is larger than the capacity");
-  if (chunks < 1) throw std::invalid_argument("StagePipeline::run: chunks must be >= 1");
-  if (n == 0) return;
+  if (!has_work("StagePipeline::run", n, capacity_, chunks)) return; // checks the arguments; n == 0: nothing to do
   State& s = *state_;
   while (s.copied.size() < static_cast<std::size_t>(chunks)) { // creating an event waits for nothing
     s.copied.push_back(ordering_event());
