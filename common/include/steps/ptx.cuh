@@ -49,6 +49,14 @@
 #define STEPS_PTX_FP8_MMA 0
 #endif
 
+/// 1 in the device passes for sm_80 and later (cp.async exists there); 0 in
+/// earlier ones and in the host pass.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#define STEPS_PTX_CP_ASYNC 1
+#else
+#define STEPS_PTX_CP_ASYNC 0
+#endif
+
 namespace steps::ptx {
 
 /// Copies 16 bytes from global to shared memory, asynchronously. Both
@@ -57,6 +65,15 @@ namespace steps::ptx {
 __device__ __forceinline__ void cp_async_16(void* smem_dst, const void* gmem_src) {
   const auto dst = static_cast<unsigned int>(__cvta_generic_to_shared(smem_dst));
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(gmem_src) : "memory");
+}
+
+/// cp_async_16, or 16 zero bytes into smem_dst when `copy` is false (the
+/// source is then not read, but must still be a valid address: pass the
+/// start of the matrix). Edge tiles get zeros without a branch around the copy.
+__device__ __forceinline__ void cp_async_16_or_zero(void* smem_dst, const void* gmem_src, bool copy) {
+  const auto dst = static_cast<unsigned int>(__cvta_generic_to_shared(smem_dst));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(gmem_src), "r"(copy ? 16 : 0)
+               : "memory");
 }
 
 /// Closes the current group of cp.async copies of this thread (an empty
@@ -270,6 +287,20 @@ __device__ __forceinline__ void wgmma_wait() {
   asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(kPending) : "memory");
 }
 
+// The accumulator operands of the two wgmma wrappers below: the PTX names
+// %0 .. %47 (and %48 .. %63), then the C++ registers d[0] .. bound to them,
+// eight at a time.
+#define STEPS_WGMMA_D_0_47                                                                                        \
+  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "                                        \
+  "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "                              \
+  "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47"
+#define STEPS_WGMMA_D_48_63 ", %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+#define STEPS_WGMMA_D8(i)                                                                                         \
+  "+f"(d[(i)]), "+f"(d[(i) + 1]), "+f"(d[(i) + 2]), "+f"(d[(i) + 3]), "+f"(d[(i) + 4]), "+f"(d[(i) + 5]),         \
+      "+f"(d[(i) + 6]), "+f"(d[(i) + 7])
+#define STEPS_WGMMA_D48 STEPS_WGMMA_D8(0), STEPS_WGMMA_D8(8), STEPS_WGMMA_D8(16), STEPS_WGMMA_D8(24), \
+                        STEPS_WGMMA_D8(32), STEPS_WGMMA_D8(40)
+
 /// d (64 x 128 FP32) = A (64 x 32 E4M3) * B^T (B: 128 x 32 E4M3) + (accumulate ? d : 0)
 /// for one warpgroup, A and B both K-major in shared memory (descriptors
 /// above). Which elements thread l of warp w (of the warpgroup) holds, for
@@ -280,51 +311,28 @@ __device__ __forceinline__ void wgmma_wait() {
 /// wgmma_wait.
 __device__ __forceinline__ void wgmma_m64n128k32_e4m3(float (&d)[64], std::uint64_t desc_a, std::uint64_t desc_b,
                                                       std::uint32_t accumulate) {
-    asm volatile(
-        "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3 {"
-        "%0, %1, %2, %3, %4, %5, %6, %7, "
-        "%8, %9, %10, %11, %12, %13, %14, %15, "
-        "%16, %17, %18, %19, %20, %21, %22, %23, "
-        "%24, %25, %26, %27, %28, %29, %30, %31, "
-        "%32, %33, %34, %35, %36, %37, %38, %39, "
-        "%40, %41, %42, %43, %44, %45, %46, %47, "
-        "%48, %49, %50, %51, %52, %53, %54, %55, "
-        "%56, %57, %58, %59, %60, %61, %62, %63"
-        "}, %64, %65, p, 1, 1;\n}\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
-          "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
-          "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
-          "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
-          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-        : "l"(desc_a), "l"(desc_b), "r"(accumulate));
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+               "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3 {" STEPS_WGMMA_D_0_47 STEPS_WGMMA_D_48_63
+               "}, %64, %65, p, 1, 1;\n}\n"
+               : STEPS_WGMMA_D48, STEPS_WGMMA_D8(48), STEPS_WGMMA_D8(56)
+               : "l"(desc_a), "l"(desc_b), "r"(accumulate));
 }
 
 /// The same for a 64 x 96 piece of D (B: 96 x 32 E4M3): 48 registers,
 /// d[4i] .. d[4i+3] as above for i = 0..11 (chapter 10's v6: half tiles).
 __device__ __forceinline__ void wgmma_m64n96k32_e4m3(float (&d)[48], std::uint64_t desc_a, std::uint64_t desc_b,
                                                      std::uint32_t accumulate) {
-    asm volatile(
-        "{\n.reg .pred p;\nsetp.ne.b32 p, %50, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n96k32.f32.e4m3.e4m3 {"
-        "%0, %1, %2, %3, %4, %5, %6, %7, "
-        "%8, %9, %10, %11, %12, %13, %14, %15, "
-        "%16, %17, %18, %19, %20, %21, %22, %23, "
-        "%24, %25, %26, %27, %28, %29, %30, %31, "
-        "%32, %33, %34, %35, %36, %37, %38, %39, "
-        "%40, %41, %42, %43, %44, %45, %46, %47"
-        "}, %48, %49, p, 1, 1;\n}\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
-          "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
-          "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47])
-        : "l"(desc_a), "l"(desc_b), "r"(accumulate));
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %50, 0;\n"
+               "wgmma.mma_async.sync.aligned.m64n96k32.f32.e4m3.e4m3 {" STEPS_WGMMA_D_0_47
+               "}, %48, %49, p, 1, 1;\n}\n"
+               : STEPS_WGMMA_D48
+               : "l"(desc_a), "l"(desc_b), "r"(accumulate));
 }
+
+#undef STEPS_WGMMA_D48
+#undef STEPS_WGMMA_D8
+#undef STEPS_WGMMA_D_48_63
+#undef STEPS_WGMMA_D_0_47
 
 /// stmatrix.sync.aligned.m8n8.x4: the warp stores four 8 x 8 matrices of
 /// 16-bit values to shared memory. Register r_j of lane l holds row l / 4,
