@@ -491,7 +491,8 @@ endfunction()
 # A profile test (label profile): runs COMMAND under Nsight Compute and checks
 # EXPECT expressions over MEASURE values (tools/profile_check.py explains the
 # syntax and lists the metric aliases: ld_requests, ld_sectors, st_requests,
-# st_sectors, dram_read, shared_ld_conflicts, shared_ld_wavefronts,
+# st_sectors, dram_read, dram_write, dram_pct (DRAM throughput, % of peak),
+# shared_ld_conflicts, shared_ld_wavefronts,
 # shared_st_conflicts, sass_shared_ld, sass_shared_ld_wavefronts). A chapter
 # program gets "--iters 1 --warmup 0 --no-verify" added. Runs alone
 # (RUN_SERIAL) so other tests do not disturb the counters. Named

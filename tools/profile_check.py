@@ -44,6 +44,7 @@ ALIASES = {
     "st_sectors": "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
     "dram_read": "dram__bytes_read.sum",
     "dram_write": "dram__bytes_write.sum",
+    "dram_pct": "dram__throughput.avg.pct_of_peak_sustained_elapsed",
     "shared_ld_conflicts": "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
     "shared_st_conflicts": "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
     "shared_ld_wavefronts": "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
