@@ -133,7 +133,7 @@ std::vector<steps::GroupPtr> littles_law_groups() {
 // The registry: the CLI, the table and the JSON all come from these groups.
 std::vector<steps::GroupPtr> registry() {
   using steps::Role;
-  std::vector<Row> rows{
+  std::vector<steps::GroupPtr> groups{steps::group<VectorAdd>({
       memcpy_row(),
       add_row("one_per_thread", "v1: one element per thread, ceil(n/256) blocks", Role::version,
               [](VectorAdd& p, cudaStream_t s) { v1::launch(p.a(), p.b(), p.c(), p.n(), s); }),
@@ -152,8 +152,7 @@ std::vector<steps::GroupPtr> registry() {
               [](VectorAdd& p, cudaStream_t s) { mistakes::no_bounds_check(p.a(), p.b(), p.c(), p.n(), s); }),
       add_row("mistake_block_too_large", "2048 threads per block: the launch fails", Role::mistake,
               [](VectorAdd& p, cudaStream_t s) { mistakes::block_too_large(p.a(), p.b(), p.c(), p.n(), s); }),
-  };
-  std::vector<steps::GroupPtr> groups{steps::group<VectorAdd>(std::move(rows))};
+  })};
 #if STEPS_WITH_EXERCISE
   groups.push_back(yours_group());
 #endif

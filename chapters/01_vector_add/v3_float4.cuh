@@ -21,6 +21,7 @@
 
 #include "steps/error.hpp"
 
+#include <algorithm>
 #include <cstdint>
 
 namespace ch01::v3 {
@@ -48,15 +49,24 @@ __global__ void add_float4(const float* a, const float* b, float* c, std::size_t
 /// Bytes past the last 16-byte boundary.
 inline std::uintptr_t misalignment(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16; }
 
+/// The head: how many leading elements (0 to 3, at most n) bring a, b and c
+/// to a 16-byte boundary together. False when they are misaligned by
+/// different amounts: then no float4 view of all three exists.
+inline bool common_head(const float* a, const float* b, const float* c, std::size_t n, std::size_t& head) {
+  const std::uintptr_t m = misalignment(c);
+  if (misalignment(a) != m || misalignment(b) != m) return false;
+  head = std::min<std::size_t>(n, (16 - m) % 16 / sizeof(float));
+  return true;
+}
+
 inline void launch(const float* a, const float* b, float* c, std::size_t n, const steps::DeviceInfo& dev,
                    cudaStream_t stream) {
   if (n == 0) return;
-  const std::uintptr_t m = misalignment(c);
-  if (misalignment(a) != m || misalignment(b) != m) { // no common float4 view
+  std::size_t head = 0;
+  if (!common_head(a, b, c, n, head)) { // no common float4 view
     v2::launch(a, b, c, n, dev, stream);
     return;
   }
-  const std::size_t head = std::min<std::size_t>(n, (16 - m) % 16 / sizeof(float));
   add_float4<<<steps::full_wave_blocks(dev, (n - head) / 4 + 1, kThreads), kThreads, 0, stream>>>(a, b, c, n, head);
   CUDA_CHECK_LAUNCH();
 }

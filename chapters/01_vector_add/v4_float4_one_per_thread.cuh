@@ -12,9 +12,9 @@
 // Bytes in flight per thread are the same (two float4 loads), and so are the
 // bytes each kernel moves to and from DRAM (Nsight Compute: the lesson's
 // table). What changes is how busy the DRAM is while the kernel runs:
-// 90.6% {n:prof:01_vector_add.float4_dram:v4_dram_pct|.1f} of its peak
-// against 85.9% {n:prof:01_vector_add.float4_dram:v3_dram_pct|.1f} for v3.
-// Measured on the H200: 4345 GB/s {n:01:float4_one_per_thread:gbps},
+// 90.5% {n:prof:01_vector_add.float4_dram:v4_dram_pct|.1f} of its peak
+// against 86.5% {n:prof:01_vector_add.float4_dram:v3_dram_pct|.1f} for v3.
+// Measured on the H200: 4340 GB/s {n:01:float4_one_per_thread:gbps},
 // 1.04x {n:01:float4_one_per_thread:base|.2f} cudaMemcpy device-to-device,
 // which moves 8 bytes per element where vector add moves 12.
 //
@@ -50,12 +50,11 @@ __global__ void add_float4_one_per_thread(const float* a, const float* b, float*
 inline void launch(const float* a, const float* b, float* c, std::size_t n, const steps::DeviceInfo& dev,
                    cudaStream_t stream) {
   if (n == 0) return;
-  const std::uintptr_t m = v3::misalignment(c);
-  if (v3::misalignment(a) != m || v3::misalignment(b) != m) { // no common float4 view
+  std::size_t head = 0;
+  if (!v3::common_head(a, b, c, n, head)) { // no common float4 view
     v2::launch(a, b, c, n, dev, stream);
     return;
   }
-  const std::size_t head = std::min<std::size_t>(n, (16 - m) % 16 / sizeof(float));
   // One thread per float4, at least one block (for a head or tail alone).
   const std::size_t blocks = std::max<std::size_t>(1, steps::ceil_div<std::size_t>((n - head) / 4, kThreads));
   add_float4_one_per_thread<<<static_cast<unsigned int>(blocks), kThreads, 0, stream>>>(a, b, c, n, head);

@@ -12,7 +12,7 @@
 // The catch: shared memory is 32 banks, 4 bytes wide, and word w lives in
 // bank w % 32. A tile row is 32 words, so a column of the tile, tile[0..31][ty],
 // is 32 words in ONE bank: the warp's read is served one word at a time
-// (a 32-way bank conflict). Still 1.82x {n:05:shared_tile:value/05:naive:value}
+// (a 32-way bank conflict). Still 1.85x {n:05:shared_tile:value/05:naive:value}
 // faster than version 1; version 3 removes the conflict.
 #pragma once
 

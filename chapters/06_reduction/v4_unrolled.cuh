@@ -4,7 +4,7 @@
 // first one whose input is not ready. In v3's loop, `sum += x[i]` needs the
 // load of x[i] before the next iteration's load is even issued, so each
 // thread has ONE load in flight: a full DRAM latency per element per thread
-// (chapter 07 measures 596 ns {n:07:chase_occ2:ms*1000000/(16777216/(32*07:gpu.sms)*16)|.0f}),
+// (chapter 07 measures 584 ns {n:07:chase_occ2:ms*1000000/(16777216/(32*07:gpu.sms)*16)|.0f}),
 // hidden only by the other warps. Here each thread issues kUnroll
 // loads back to back, into kUnroll independent accumulators, before it uses
 // any of them: kUnroll loads in flight per thread, and no chain of additions
