@@ -95,19 +95,23 @@ def goals(path):
     rows = [("chapter", "row", "ratio", "of", "goal", "met")]
     all_met = True
     for num, r in data["chapters"].items():
+        title = f"{r['chapter']} {r['title']}" + (f", {r['label']}" if r.get("label") else "")
         for g in goal_list(r):
             ratio = fmt(g.get("ratio")) + "x"
-            if r.get("label"):  # an extra shape: its ratio, for information; the goal is the default problem's
-                rows.append((f"{r['chapter']} {r['title']}, {r['label']}", g.get("numerator_row") or "-", ratio,
-                             g.get("denominator") or "-", "(other shape)", "-"))
+            shaped = bool(g.get("shape"))  # a goal set at one bench shape, judged in that shape's run only
+            if shaped and g.get("at_shape") is False:
+                continue  # another shape's goal: its own run's line judges it
+            if r.get("label") and not shaped:  # an extra shape: its ratio, for information; the goal is the default problem's
+                rows.append((title, g.get("numerator_row") or "-", ratio, g.get("denominator") or "-",
+                             "(other shape)", "-"))
                 continue
             if g.get("applicable") is False:  # needs more GPUs than this machine's run had
-                rows.append((f"{num} {r['title']}", g.get("numerator_row") or "-", "-", g.get("denominator") or "-",
+                rows.append((title, g.get("numerator_row") or "-", "-", g.get("denominator") or "-",
                              g.get("text", ""), f"n/a ({g.get('min_gpus')} GPUs)"))
                 continue
             met = bool(g.get("met"))
             all_met &= met
-            rows.append((f"{num} {r['title']}", g.get("numerator_row") or "-", ratio, g.get("denominator") or "-",
+            rows.append((title, g.get("numerator_row") or "-", ratio, g.get("denominator") or "-",
                          g.get("text", ""), "yes" if met else "NO"))
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for k, row in enumerate(rows):

@@ -102,6 +102,31 @@ class Marks(unittest.TestCase):
             with self.assertRaises(results.MarkError, msg=bad):
                 results.evaluate(r, bad)
 
+    def test_goal_table_judges_a_shape_goal_in_its_own_run(self):
+        shaped = {"numerator_row": "fast", "denominator": "vendor_copy", "threshold": 1.2,
+                  "text": ">= 1.20x vendor_copy at 2^22", "shape": "2^22 floats (16 MiB)", "ratio": 0.975,
+                  "met": False, "applicable": False, "at_shape": False, "not_here": "set at 2^22 floats (16 MiB)"}
+        default = RUN["goals"][0]
+        at_shape = dict(shaped, ratio=1.5, met=True, applicable=True, at_shape=True)
+        del at_shape["not_here"]
+        path = os.path.join(self.dir, "goals.json")
+        chapters = {"42": dict(RUN, goals=[default, shaped]), "42@2^22 floats (16 MiB)": dict(SHAPE, goals=[default, at_shape])}
+        with open(path, "w") as f:
+            json.dump({"gpu": RUN["gpu"], "gpu_count": 1, "chapters": chapters}, f)
+        code, out = self.run_tool("goals", path)
+        self.assertEqual(code, 0, out)
+        lines = [line for line in out.splitlines() if ">= 1.20x" in line]
+        self.assertEqual(len(lines), 1, out)  # judged once: in the run at its shape, not n/a in the default run
+        self.assertIn("42 Demo, 2^22 floats (16 MiB)", lines[0])
+        self.assertTrue(lines[0].rstrip().endswith("yes"), lines[0])
+        self.assertIn("(other shape)", out)  # the default goal in the shape's run: for information
+        chapters["42@2^22 floats (16 MiB)"]["goals"][1] = dict(at_shape, ratio=1.1, met=False)
+        with open(path, "w") as f:
+            json.dump({"gpu": RUN["gpu"], "gpu_count": 1, "chapters": chapters}, f)
+        code, out = self.run_tool("goals", path)
+        self.assertEqual(code, 1, out)  # a shape goal missed in its run counts like any other
+        self.assertTrue([line for line in out.splitlines() if ">= 1.20x" in line][0].rstrip().endswith("NO"))
+
     def test_table_names_a_row_that_ran_another_kernel(self):
         twin = dict(RUN["rows"][2], name="fast_too", same_as="fast", ranked=False)
         table = results.markdown_table(dict(RUN, rows=RUN["rows"] + [twin]))

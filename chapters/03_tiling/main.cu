@@ -172,6 +172,18 @@ steps::ChapterInfo info() {
                 "1 TFLOP = 1e12.";
   i.baseline = "cublas";
   i.goals = {{"best", "cublas", 0.80, ">= 0.80x cuBLAS SGEMM (FP32) at 4096^3"}};
+  // Goals at the other shapes of bench_shapes, each judged in that shape's run.
+  auto at = [](const char* text, const char* shape, std::int64_t m, std::int64_t n, std::int64_t k) {
+    steps::Goal g{"best", "cublas", 0.85, text};
+    g.shape = shape;
+    g.at_shape = [m, n, k](const steps::Options& o) {
+      return steps::dimension(o, "--m") == m && steps::dimension(o, "--n") == n && steps::dimension(o, "--k") == k;
+    };
+    return g;
+  };
+  i.goals.push_back(at(">= 0.85x cuBLAS SGEMM at a short K", "short K 4096 x 4096 x 256", 4096, 4096, 256));
+  i.goals.push_back(at(">= 0.85x cuBLAS SGEMM, C tall", "tall 8192 x 2048 x 4096", 8192, 2048, 4096));
+  i.goals.push_back(at(">= 0.85x cuBLAS SGEMM, C wide", "wide 2048 x 8192 x 4096", 2048, 8192, 4096));
   i.peak = fp32_peak;
   i.int_options.push_back({"--m", "M", "rows of A and C; 0: use --size", 0, 0, INT_MAX});
   i.int_options.push_back({"--n", "N", "columns of B and C; 0: use --size", 0, 0, INT_MAX});

@@ -152,10 +152,13 @@ std::string check_names(const ChapterInfo& info, const std::vector<RowName>& nam
   };
   if (!info.baseline.empty())
     if (std::string e = missing(info.baseline, "the baseline"); !e.empty()) return e;
-  for (const auto& g : info.goals)
+  for (const auto& g : info.goals) {
     for (const std::string* row : {&g.numerator, &g.denominator})
       if (*row != "best")
         if (std::string e = missing(*row, "goal '" + g.text + "'"); !e.empty()) return e;
+    if (g.shape.empty() != !g.at_shape)
+      return "goal '" + g.text + "' needs both a shape name and a test of the options (Goal::shape, Goal::at_shape)";
+  }
   for (const auto& n : names) {
     if (n.on_request.empty()) continue;
     bool flag = false;

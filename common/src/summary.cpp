@@ -206,6 +206,12 @@ Summary summarize(const ChapterInfo& info, const Options& opts, const std::vecto
     gr.measured = std::isfinite(gr.ratio);
     gr.met = gr.measured && gr.ratio >= g.threshold;
     gr.applicable = static_cast<int>(devices.size()) >= g.min_gpus;
+    if (!gr.applicable)
+      gr.not_here = "needs " + std::to_string(g.min_gpus) + " GPUs; this run has " + std::to_string(devices.size());
+    else if (g.at_shape && !g.at_shape(opts)) {
+      gr.applicable = gr.at_shape = false;
+      gr.not_here = "set at " + g.shape;
+    }
     for (const RowSummary* r : {num, den})
       if (r && gr.skipped.empty()) gr.skipped = r->result.skipped;
     s.goals.push_back(gr);
@@ -288,7 +294,7 @@ void print_table(const Summary& s, std::ostream& out, std::ostream& err) {
   for (const auto& g : s.goals) {
     out << "Goal: " << (g.goal.numerator == "best" ? "best version " : g.goal.numerator + " ") << g.goal.text << ": ";
     if (!g.applicable)
-      out << "n/a (needs " << g.goal.min_gpus << " GPUs; this run has " << s.devices.size() << ")\n";
+      out << "n/a (" << g.not_here << ")\n";
     else if (g.measured)
       out << g.numerator_row << " reaches " << fixed(g.ratio, 3) << "x " << g.goal.denominator << " -> "
           << (g.met ? "met" : "NOT met") << "\n";
@@ -384,6 +390,8 @@ Json to_json(const Summary& s, const std::string& date) {
         .set("denominator", g.goal.denominator).set("threshold", g.goal.threshold).set("text", g.goal.text)
         .set("ratio", g.ratio).set("met", g.met).set("min_gpus", g.goal.min_gpus).set("applicable", g.applicable);
     if (!g.skipped.empty()) o.set("skipped", g.skipped);
+    if (!g.goal.shape.empty()) o.set("shape", g.goal.shape).set("at_shape", g.at_shape);
+    if (!g.applicable) o.set("not_here", g.not_here);
     goals.push(o);
   }
   j.set("goals", goals);

@@ -78,6 +78,13 @@ TEST_CASE("chapter: the registry's names are checked", "[chapter]") {
   auto twice = rows;
   twice.push_back(rows[1]);
   CHECK(steps::check_names(chapter(), twice) == "two rows of the registry are named 'fast'");
+  auto shape = chapter();
+  shape.goals.push_back({"fast", "memcpy", 1.0, ">= 1x memcpy at K = 1"});
+  shape.goals.back().shape = "K = 1";
+  CHECK(steps::check_names(shape, rows) == "goal '>= 1x memcpy at K = 1' needs both a shape name and a test of the "
+                                           "options (Goal::shape, Goal::at_shape)");
+  shape.goals.back().at_shape = [](const steps::Options&) { return true; };
+  CHECK(steps::check_names(shape, rows).empty());
   auto flag = chapter();
   flag.flag_options.clear();
   CHECK(steps::check_names(flag, rows) ==

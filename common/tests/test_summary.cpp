@@ -190,6 +190,42 @@ TEST_CASE("summary: a goal that needs more GPUs than the run has is n/a", "[summ
   CHECK_FALSE(s2.goals[0].met); // 0.5x < 0.9x
 }
 
+TEST_CASE("summary: a goal set at another shape is n/a, and judged at its own", "[summary]") {
+  steps::ChapterInfo info = chapter();
+  steps::Goal shaped{"best", "memcpy", 0.9, ">= 0.90x memcpy at a short K"};
+  shaped.shape = "short K 4096 x 4096 x 256";
+  shaped.at_shape = [](const steps::Options& o) { return o.get("--k") == 256; };
+  info.goals = {{"best", "memcpy", 0.5, ">= 0.50x memcpy"}, shaped};
+  std::vector<steps::RowResult> rows{row("memcpy", steps::Role::baseline, 1e9, 1.0),
+                                     row("fast", steps::Role::version, 1e9, 1.25)}; // 0.8x memcpy
+  steps::Options other;
+  other.ints["--k"] = 4096;
+  const auto s1 = steps::summarize(info, other, {device()}, {"p"}, rows, false);
+  REQUIRE(s1.goals.size() == 2);
+  CHECK(s1.goals[0].applicable); // the default problem's goal: judged in every run, as before
+  CHECK(s1.goals[0].met);
+  CHECK_FALSE(s1.goals[1].applicable);
+  CHECK_FALSE(s1.goals[1].at_shape);
+  CHECK(s1.goals[1].not_here == "set at short K 4096 x 4096 x 256");
+  CHECK(s1.exit_code == 0);
+  std::ostringstream out, err;
+  steps::print_table(s1, out, err);
+  CHECK(out.str().find("at a short K: n/a (set at short K 4096 x 4096 x 256)") != std::string::npos);
+  const std::string j1 = steps::to_json(s1, "2026-01-01T00:00:00Z").dump();
+  CHECK(j1.find("\"shape\": \"short K 4096 x 4096 x 256\"") != std::string::npos);
+  CHECK(j1.find("\"not_here\": \"set at short K 4096 x 4096 x 256\"") != std::string::npos);
+  CHECK(j1.find("\"at_shape\": false") != std::string::npos);
+
+  steps::Options at;
+  at.ints["--k"] = 256;
+  const auto s2 = steps::summarize(info, at, {device()}, {"p"}, rows, false);
+  CHECK(s2.goals[1].applicable);
+  CHECK(s2.goals[1].measured);
+  CHECK_FALSE(s2.goals[1].met); // 0.8x < 0.9x
+  CHECK(s2.goals[1].not_here.empty());
+  CHECK(steps::to_json(s2, "2026-01-01T00:00:00Z").dump().find("not_here") == std::string::npos);
+}
+
 TEST_CASE("summary: a row that ran another row's kernel ranks only without it", "[summary]") {
   steps::Options opts;
   auto alias = row("split", steps::Role::version, 1e9, 0.30); // 3333 GB/s: faster by noise

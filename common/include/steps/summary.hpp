@@ -81,6 +81,14 @@ struct Goal {
   double threshold = 0;           ///< ratio to reach
   std::string text;               ///< e.g. ">= 0.95x memcpy"
   int min_gpus = 1;               ///< GPUs the goal needs: a run with fewer says "n/a", neither met nor missed
+  /// A goal set at one of the chapter's other problem shapes (a line of its
+  /// bench_shapes file) instead of the default problem: the shape's name for
+  /// the tables ("short K 4096 x 4096 x 256") and the test that recognises a
+  /// run of that shape by its options. Any other run says "n/a (set at ...)".
+  /// Both empty: a goal of the default problem. One without the other stops
+  /// the program at start (exit 2).
+  std::string shape = {};
+  std::function<bool(const Options&)> at_shape = {};
 };
 
 /// Fixed facts about a chapter program. `number`, `binary` and `title` come
@@ -165,7 +173,9 @@ struct GoalResult {
   double ratio = 0;           ///< NaN when either row was not measured
   bool measured = false;      ///< both rows measured
   bool met = false;           ///< measured and ratio >= threshold
-  bool applicable = true;     ///< the run has the goal's min_gpus GPUs (else: n/a, not a miss)
+  bool applicable = true;     ///< the run has the goal's min_gpus GPUs and shape (else: n/a, not a miss)
+  bool at_shape = true;       ///< the run is at the goal's shape (always, for a goal of the default problem)
+  std::string not_here;       ///< why it is n/a here: "needs 2 GPUs; this run has 1", "set at <shape>"
   std::string skipped;        ///< why one of its rows was skipped ("": none was), so not measured
 };
 
