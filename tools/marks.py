@@ -36,7 +36,9 @@ from runs import goal_list, load, peak_of, bound_ms
 #   EXPR    := SUM ['|' FORMAT]
 #   SUM     := PRODUCT (('+' | '-') PRODUCT)*
 #   PRODUCT := ATOM (('*' | '/') ATOM)*
-#   ATOM    := NUMBER | REF | '(' SUM ')'
+#   ATOM    := NUMBER | REF | '(' SUM ')' | ('min' | 'max') '(' SUM (',' SUM)* ')'
+#              (min/max: the ends of a range of rows whose order changes
+#              from run to run: "min(NN:a:us, NN:b:us) to max(...)")
 #   REF     := [MACHINE '/'] RUN ':' ROW ':' FIELD      a row's value
 #            | [MACHINE '/'] RUN ':' CHAPTERFIELD       the run's own
 #   RUN     := NN | NN '@' LABEL     NN: chapter; LABEL: a shape run of
@@ -203,7 +205,7 @@ def chapter_field(data, r, field):
 PROF = re.compile(r"(?:(?P<machine>\d*[A-Za-z][A-Za-z0-9_-]*)/)?prof:(?P<test>\d\d_[A-Za-z0-9_]+\.[A-Za-z0-9_]+):(?P<name>[A-Za-z_][A-Za-z0-9_]*)")
 REF = re.compile(r"(?:(?P<machine>\d*[A-Za-z][A-Za-z0-9_-]*)/)?(?P<run>\d\d(?:@[^:\s()*/+]+)?):(?P<rest>[A-Za-z_][A-Za-z0-9_.%-]*(?::[A-Za-z_][A-Za-z0-9_.%~-]*)?)")
 TOKEN = re.compile(r"\s*(?:(?P<prof>(?:\d*[A-Za-z][A-Za-z0-9_-]*/)?prof:\d\d_[A-Za-z0-9_]+\.[A-Za-z0-9_]+:[A-Za-z_][A-Za-z0-9_]*)|(?P<ref>(?:\d*[A-Za-z][A-Za-z0-9_-]*/)?\d\d(?:@[^:\s()*/+]+)?:[A-Za-z_][A-Za-z0-9_.%-]*(?::[A-Za-z_][A-Za-z0-9_.%~-]*)?)"
-                   r"|(?P<num>\d+(?:\.\d+)?)|(?P<op>[-+*/()]))")
+                   r"|(?P<fn>min|max)\s*\(|(?P<num>\d+(?:\.\d+)?)|(?P<op>[-+*/(),]))")
 
 
 def evaluate(results, expr):
@@ -255,6 +257,15 @@ def evaluate(results, expr):
             return float(results.profile(m.group("machine"), m.group("test"), m.group("name")))
         if t.group("ref"):
             return ref(t.group("ref"))
+        if t.group("fn"):
+            args = [total()]
+            while peek() is not None and peek().group("op") == ",":
+                i[0] += 1
+                args.append(total())
+            if peek() is None or peek().group("op") != ")":
+                raise MarkError(f"missing ')' after {t.group('fn')}(...")
+            i[0] += 1
+            return (min if t.group("fn") == "min" else max)(args)
         if t.group("op") == "(":
             v = total()
             if peek() is None or peek().group("op") != ")":

@@ -93,11 +93,13 @@ class Marks(unittest.TestCase):
             "42:fast:ms": "0.77", "42:fast:ms|.4f": "0.7692", "42:slow:moved": "4000", "42:fast:bound": "0.7500",
             "42:fast:value/42:slow:value": "1.95", "(1 - 42:slow:value/42:fast:value)*100|.0f": "49",
             "42:peak": "4000", "42:goal": "0.97", "42:goal.fast|.3f": "0.975", "42:gpu.sms": "132",
-            "42@2^22:fast:base": "1.50", "H200/42:fast:speedup": "1.95", "42:slow:x.occ_%": "12.5", "42:slow:x.KiB~SM": "48",
+            "42@2^22:fast:base": "1.50", "min(42:fast:gbps, 42:slow:gbps)|.0f": "2000",
+            "max(42:fast:gbps, 42:slow:gbps, 42:vendor_copy:gbps)|.0f": "4000", "2 * max(1, 3) - min(4)": "2.00", "H200/42:fast:speedup": "1.95", "42:slow:x.occ_%": "12.5", "42:slow:x.KiB~SM": "48",
         }
         for expr, want in cases.items():
             self.assertEqual(results.evaluate(r, expr)[1], want, expr)
         for bad in ("42:nope:gbps", "42:fast:nope", "43:fast:gbps", "42:fast:gbps +", "42:fast:gbps|q",
+                    "min(42:fast:gbps", "max()", "min(1,)", "1, 2", "mean(1, 2)",
                     "42@9:fast:gbps", "42:slow:x.regs"):
             with self.assertRaises(results.MarkError, msg=bad):
                 results.evaluate(r, bad)
