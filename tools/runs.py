@@ -94,7 +94,7 @@ def goals(path):
     print(f"\nGoal table, {gpus} (ratios measured in the same run):")
     rows = [("chapter", "row", "ratio", "of", "goal", "met")]
     all_met = True
-    for num, r in data["chapters"].items():
+    for r in data["chapters"].values():
         title = f"{r['chapter']} {r['title']}" + (f", {r['label']}" if r.get("label") else "")
         for g in goal_list(r):
             ratio = fmt(g.get("ratio")) + "x"
