@@ -103,6 +103,26 @@ function(steps_add_host_test)
   set_tests_properties(${HT_NAME} PROPERTIES LABELS host)
 endfunction()
 
+# A lesson's claim about the machine code (tools/sass.py; no GPU needed):
+# runs a Python script of the calling folder with --nvcc and, where CMake
+# found cuobjdump, --cuobjdump, then ARGS. Label host; exit 77 skips (no
+# cuobjdump or nvdisasm, or no code for the architecture the claim is about).
+#   steps_add_sass_test(NAME host.<where>.<what> SCRIPT <file.py> [ARGS ...])
+function(steps_add_sass_test)
+  cmake_parse_arguments(PARSE_ARGV 0 ST "" "NAME;SCRIPT" "ARGS")
+  if(NOT (BUILD_TESTING AND Python3_Interpreter_FOUND))
+    return()
+  endif()
+  find_program(STEPS_CUOBJDUMP cuobjdump HINTS ${CUDAToolkit_BIN_DIR})
+  set(tool "")
+  if(STEPS_CUOBJDUMP)
+    set(tool --cuobjdump ${STEPS_CUOBJDUMP})
+  endif()
+  add_test(NAME ${ST_NAME} COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/${ST_SCRIPT}
+                                   --nvcc ${CMAKE_CUDA_COMPILER} ${tool} ${ST_ARGS})
+  set_tests_properties(${ST_NAME} PROPERTIES LABELS host SKIP_RETURN_CODE 77)
+endfunction()
+
 function(_steps_sanitize_tests prefix tools)
   foreach(tool IN LISTS tools)
     steps_test(sanitize.${prefix}.${tool} "sanitize"

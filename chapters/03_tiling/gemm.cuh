@@ -98,4 +98,18 @@ inline bool fits_fast_path(const Gemm& g, int bm, int bn, int bk) {
   return g.m % bm == 0 && g.n % bn == 0 && g.k % bk == 0 && aligned16(g.a) && aligned16(g.b) && aligned16(g.c);
 }
 
+/// A kernel of the tiled versions: (m, n, k, A, B, C).
+using TiledKernel = void (*)(int, int, int, const float*, const float*, float*);
+
+/// Launches one of a tiled version's two builds of its kernel, `fast` where
+/// the tiles divide the matrices (fits_fast_path: float4 accesses, no
+/// bounds checks), `checked` elsewhere: one block of `threads` per bm x bn
+/// tile of C.
+inline void launch_tiles(const Gemm& g, cudaStream_t stream, int bm, int bn, int bk, int threads, TiledKernel fast,
+                         TiledKernel checked) {
+  const TiledKernel kernel = fits_fast_path(g, bm, bn, bk) ? fast : checked;
+  kernel<<<tile_grid(g.m, g.n, bm, bn), threads, 0, stream>>>(g.m, g.n, g.k, g.a, g.b, g.c);
+  CUDA_CHECK_LAUNCH();
+}
+
 } // namespace ch03

@@ -15,6 +15,7 @@
 //   v6 vectorized       float4 copies, A transposed in shared memory
 //   v7 warptile         64 x 32 warp tiles, conflict-free shared loads
 //   v8 double_buffer    the next slice loads while this one is computed
+//   v9 async_copy       ... and the copies bypass the registers (cp.async)
 //
 // Verification (reference.hpp): for small problems every version (and cuBLAS)
 // is compared with an FP64 CPU product. For large ones that would take
@@ -33,6 +34,7 @@
 #include "v6_vectorized.cuh"
 #include "v7_warptile.cuh"
 #include "v8_double_buffer.cuh"
+#include "v9_async_copy.cuh"
 
 #include "steps/chapter.hpp"
 #include "steps/cublas.hpp"
@@ -121,6 +123,16 @@ Row cublas_row() {
   return r;
 }
 
+/// v9's row: cp.async needs compute capability 8.0 (Ampere) or newer.
+Row async_copy_row() {
+  Row r = version_row("async_copy", "v9: v8 with cp.async: the next slice goes to shared memory around the registers",
+                      [](const Gemm& g, cudaStream_t s) { v9::launch(g, s); });
+  r.unavailable = [](const MatMul&, const steps::Run& run) -> std::string {
+    return run.device().cc_major >= 8 ? "" : "cp.async needs compute capability 8.0 or newer";
+  };
+  return r;
+}
+
 // The registry: the CLI, the table and the JSON all come from these groups.
 std::vector<steps::GroupPtr> registry() {
   std::vector<steps::GroupPtr> groups{steps::group<MatMul>({
@@ -143,6 +155,7 @@ std::vector<steps::GroupPtr> registry() {
                   [](const Gemm& g, cudaStream_t s) { v7::launch(g, s); }),
       version_row("double_buffer", "v8: v7 with two shared buffers: the next slice loads during the math",
                   [](const Gemm& g, cudaStream_t s) { v8::launch(g, s); }),
+      async_copy_row(),
   })};
 #if STEPS_WITH_EXERCISE
   groups.push_back(yours_group());
@@ -159,7 +172,7 @@ steps::Peak fp32_peak(const steps::DeviceInfo& dev) {
 
 steps::ChapterInfo info() {
   steps::ChapterInfo i;
-  i.summary = "Multiplies two FP32 matrices with eight kernel versions, from one thread per element to "
+  i.summary = "Multiplies two FP32 matrices with nine kernel versions, from one thread per element to "
               "register-blocked, double-buffered tiles, and compares them with cuBLAS SGEMM (no tensor cores).";
   i.metric = steps::Metric::flops;
   // 4096^3: three 64 MiB matrices (3.2x the H200's 60 MiB L2), about

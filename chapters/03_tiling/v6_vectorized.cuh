@@ -80,12 +80,7 @@ __global__ void __launch_bounds__(kThreads) sgemm_vectorized(int m, int n, int k
 }
 
 inline void launch(const Gemm& g, cudaStream_t stream) {
-  const dim3 grid = tile_grid(g.m, g.n, BM, BN);
-  if (fits_fast_path(g, BM, BN, BK))
-    sgemm_vectorized<false><<<grid, kThreads, 0, stream>>>(g.m, g.n, g.k, g.a, g.b, g.c);
-  else
-    sgemm_vectorized<true><<<grid, kThreads, 0, stream>>>(g.m, g.n, g.k, g.a, g.b, g.c);
-  CUDA_CHECK_LAUNCH();
+  launch_tiles(g, stream, BM, BN, BK, kThreads, sgemm_vectorized<false>, sgemm_vectorized<true>);
 }
 
 } // namespace ch03::v6

@@ -77,12 +77,7 @@ __global__ void __launch_bounds__(T::kThreads) sgemm_double_buffer(int m, int n,
 
 template <class T = Default>
 void launch(const Gemm& g, cudaStream_t stream) {
-  const dim3 grid = tile_grid(g.m, g.n, T::BM, T::BN);
-  if (fits_fast_path(g, T::BM, T::BN, T::BK))
-    sgemm_double_buffer<T, false><<<grid, T::kThreads, 0, stream>>>(g.m, g.n, g.k, g.a, g.b, g.c);
-  else
-    sgemm_double_buffer<T, true><<<grid, T::kThreads, 0, stream>>>(g.m, g.n, g.k, g.a, g.b, g.c);
-  CUDA_CHECK_LAUNCH();
+  launch_tiles(g, stream, T::BM, T::BN, T::BK, T::kThreads, sgemm_double_buffer<T, false>, sgemm_double_buffer<T, true>);
 }
 
 } // namespace ch03::v8

@@ -13,15 +13,13 @@ Exit 0: both as claimed; 1: not; 77 (skipped): no cuobjdump (it comes with
 the CUDA toolkit, or from PyPI as nvidia-cuda-cuobjdump and
 nvidia-cuda-nvdisasm).
 """
-import argparse
-import glob
 import os
-import re
-import shutil
 import subprocess
 import sys
-import sysconfig
 import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
+import sass as machine_code  # noqa: E402  (tools/sass.py)
 
 # (name, nvcc architecture flags, instruction that must be there, instruction that must not)
 CASES = [
@@ -31,48 +29,16 @@ CASES = [
 KERNEL = "fp8_gemm_mma_sync"
 
 
-def find_tool(name, given, near):
-    """A CUDA binary: as given, on PATH, beside nvcc, or from the PyPI wheels."""
-    if given and os.path.isfile(given):
-        return given
-    found = shutil.which(name) or shutil.which(name, path=os.path.dirname(near))
-    if found:
-        return found
-    for site in dict.fromkeys([sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"], *sys.path]):
-        hits = sorted(glob.glob(os.path.join(site, "nvidia", "*", "bin", name)))
-        if hits:
-            return hits[-1]
-    return None
-
-
-def opcodes(sass, kernel):
-    """Opcode counts (without modifiers) of the function whose name contains `kernel`."""
-    counts, inside = {}, False
-    for line in sass.splitlines():
-        m = re.match(r"\s*Function : (\S+)", line)
-        if m:
-            inside = kernel in m.group(1)
-            continue
-        m = re.match(r"\s*/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_]*)", line)
-        if inside and m:
-            counts[m.group(1)] = counts.get(m.group(1), 0) + 1
-    return counts
-
-
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--nvcc", required=True)
-    ap.add_argument("--cuobjdump")
+    ap = machine_code.parser(__doc__)
     ap.add_argument("-I", dest="includes", action="append", default=[])
     ap.add_argument("source")
     args = ap.parse_args()
-    cuobjdump = find_tool("cuobjdump", args.cuobjdump, args.nvcc)
-    nvdisasm = find_tool("nvdisasm", None, args.nvcc)
-    if not cuobjdump or not nvdisasm:
-        print("SKIPPED: cuobjdump and nvdisasm are needed (the CUDA toolkit's, or pip install "
-              "nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm)")
-        return 77
-    env = dict(os.environ, PATH=os.path.dirname(nvdisasm) + os.pathsep + os.environ.get("PATH", ""))
+    if not args.nvcc:
+        ap.error("--nvcc is required: v2 is compiled for each architecture")
+    found = machine_code.found_or_skip(args)
+    if not found:
+        return machine_code.SKIP
     failures = 0
     with tempfile.TemporaryDirectory() as tmp:
         unit = os.path.join(tmp, "v2.cu")  # a translation unit that includes the header
@@ -83,9 +49,7 @@ def main():
             cmd = [args.nvcc, "-std=c++17", "-O3", "-cubin", *arch, "-o", cubin, unit]
             cmd[1:1] = [f"-I{d}" for d in args.includes]
             subprocess.run(cmd, check=True)
-            sass = subprocess.run([cuobjdump, "-sass", cubin], check=True, capture_output=True, text=True,
-                                  env=env).stdout
-            ops = opcodes(sass, KERNEL)
+            ops = machine_code.opcodes(machine_code.disassemble(found, cubin), KERNEL)
             if not ops:
                 print(f"{name}: no function {KERNEL} in the machine code")
                 failures += 1

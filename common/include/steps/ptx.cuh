@@ -1,7 +1,8 @@
-// The PTX instructions of chapter 10's tensor-core kernels and of exercise
-// 10, one small wrapper each, with the rules that come with them.
+// The PTX instructions of chapter 10's tensor-core kernels, of exercise 10
+// and of chapter 03's last version, one small wrapper each, with the rules
+// that come with them.
 //
-//   cp.async (sm_80+)  copies 16 bytes global -> shared without passing
+//   cp.async (sm_80+)  copies 4 or 16 bytes global -> shared without passing
 //                      through registers; completes asynchronously, in
 //                      "commit groups" the thread waits for.
 //   mma.sync (sm_89+ for FP8)  one warp multiplies a 16 x 32 E4M3 tile of A
@@ -23,7 +24,8 @@
 // A binary built for several architectures compiles each kernel once per
 // architecture. A kernel that uses an instruction some of them lack wraps its
 // body in `#if STEPS_PTX_SM90A` (wgmma, setmaxnreg, TMA, clusters) or
-// `#if STEPS_PTX_FP8_MMA` (FP8 mma.sync, cp.async) ... `#endif`: elsewhere
+// `#if STEPS_PTX_FP8_MMA` (FP8 mma.sync) or `#if STEPS_PTX_CP_ASYNC` (cp.async
+// alone) ... `#endif`: elsewhere
 // it compiles to an empty kernel, which the program must not launch there
 // (it checks the GPU's compute capability first).
 #pragma once
@@ -73,6 +75,18 @@ __device__ __forceinline__ void cp_async_16(void* smem_dst, const void* gmem_src
 __device__ __forceinline__ void cp_async_16_or_zero(void* smem_dst, const void* gmem_src, bool copy) {
   const auto dst = static_cast<unsigned int>(__cvta_generic_to_shared(smem_dst));
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(gmem_src), "r"(copy ? 16 : 0)
+               : "memory");
+}
+
+/// Copies one 4-byte word from global to shared memory asynchronously, or
+/// writes 4 zero bytes when `copy` is false (the source is then not read,
+/// but must still be a valid address). Both addresses 4-byte aligned. Words
+/// can land anywhere in shared memory: a tile can be transposed on the way
+/// in (chapter 03, v9). ".ca" is the only caching mode for copies under 16
+/// bytes.
+__device__ __forceinline__ void cp_async_4_or_zero(void* smem_dst, const void* gmem_src, bool copy) {
+  const auto dst = static_cast<unsigned int>(__cvta_generic_to_shared(smem_dst));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(gmem_src), "r"(copy ? 4 : 0)
                : "memory");
 }
 

@@ -1,0 +1,166 @@
+// Chapter 03, version 9: the next slice goes to shared memory without
+// passing through registers (cp.async).
+//
+// Change from version 8: v8's source issues the global loads of slice t + 1
+// before computing slice t, but the machine code does not. ptxas moves
+// instructions to save registers, and the 16 registers that would hold the
+// slice during the 1024 multiply-adds do not fit under the 128 that two
+// blocks of 256 threads per SM allow; so it issues the loads after the last
+// multiply-add of the slice, right before the stores that need them
+// (cuobjdump -sass: v8's LDG.E.128 sit between the last FFMA of the loop and
+// the STS). Every slice waits for a full trip to memory, hidden only by the
+// other warps on the SM.
+//
+// cp.async copies global memory into shared memory in the background: no
+// register holds the data, so there is nothing for the compiler to save by
+// moving the copy, and it stays at the top of the loop. A thread waits for
+// its own copies (cp.async.wait_group) and a barrier makes everyone's
+// visible, once per slice:
+//
+//   [copy s0 -> buffer 0]
+//   wait, sync | copy s1 -> buffer 1 (in flight) | compute s0 from buffer 0 |
+//   wait, sync | copy s2 -> buffer 0 (in flight) | compute s1 from buffer 1 | ...
+//
+// The barrier at the top of iteration t does two jobs: slice t has landed
+// (every thread waited for its copies before it), and every thread has
+// finished computing slice t - 1, so its buffer may be overwritten by the
+// copies of slice t + 1 issued right after.
+//
+// A is still stored transposed (tile_a_t[i][row], so that the math reads
+// A and B alike with float4 loads, as in v6-v8). A copy moves 4 bytes at
+// most to a different place, so A goes word by word: a warp copies 4 rows x
+// 8 consecutive k of A (four 32-byte sectors), and those 32 words land in
+// 32 different banks (tile_a_t's row stride is 132 words: bank = 4 i + row).
+// B keeps its layout: 16-byte copies. The edges (kChecked) copy word by
+// word, with zeros where the matrices end.
+#pragma once
+
+#include "v8_double_buffer.cuh"
+
+#include "steps/ptx.cuh"
+
+namespace ch03::v9 {
+
+using v7::LaneOrigin;
+
+/// v8's tiles (128 x 128 x 16, warp tiles of 64 x 32, 256 threads).
+using Default = v8::Default;
+
+/// Where one thread's copies of a slice come from and go to. The copies of
+/// slice 0 start at `a` and `b`; slice t's are BK columns of A and BK rows
+/// of B further. Within a slice, copy e of A is e * kRowStepA rows further
+/// down, copy e of B e * kRowStepB rows. Everything a slice needs beyond
+/// that is a constant offset: no per-slice index arithmetic.
+template <class T>
+struct CopyPlan {
+  static constexpr int kGroupsK = T::BK / 8;                  // groups of 8 k in a slice
+  static constexpr int kWarps = T::kThreads / 32;
+  static constexpr int kCopiesA = T::BM * T::BK / T::kThreads; // 4-byte copies of A per thread
+  static constexpr int kRowStepA = kWarps / kGroupsK * 4;      // rows between them
+  static constexpr int kRowStepB = T::kThreads / (T::BN / 4);  // rows of B between 16-byte copies
+  static_assert(T::BK % 8 == 0 && kWarps % kGroupsK == 0 && T::BM % kRowStepA == 0,
+                "A is copied in groups of 4 rows x 8 k, a group per warp");
+  static_assert((T::BM + T::kPadA) % 32 == 4, "the row stride that puts a group's 32 words in 32 banks");
+  static_assert(T::kThreads % (T::BN / 4) == 0, "B's 16-byte copies cover whole rows");
+  int row, i;       // this thread's first A word: row in the tile, k in the slice
+  int b_row, b_col; // and its first 16-byte piece of B
+  __device__ CopyPlan() {
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    row = warp / kGroupsK * 4 + lane % 4; // a warp: 4 rows x 8 consecutive k
+    i = warp % kGroupsK * 8 + lane / 4;
+    b_row = threadIdx.x / (T::BN / 4);
+    b_col = threadIdx.x % (T::BN / 4) * 4;
+  }
+};
+
+/// Starts the copies of one slice into one buffer. Fast path (the tiles
+/// divide the matrices): A word by word, transposed; B in 16-byte pieces.
+/// `a_src` / `b_src`: this thread's first A word and B piece of the slice.
+template <class T>
+__device__ __forceinline__ void copy_slice(float (*tile_a_t)[T::BM + T::kPadA], float (*tile_b)[T::BN],
+                                           const CopyPlan<T>& p, const float* a_src, const float* b_src, int k,
+                                           int n) {
+#if STEPS_PTX_CP_ASYNC
+  using P = CopyPlan<T>;
+#pragma unroll
+  for (int e = 0; e < P::kCopiesA; ++e)
+    steps::ptx::cp_async_4_or_zero(&tile_a_t[p.i][p.row + e * P::kRowStepA],
+                                   a_src + static_cast<std::size_t>(e * P::kRowStepA) * k, true);
+#pragma unroll
+  for (int e = 0; e < T::kLoadsB; ++e)
+    steps::ptx::cp_async_16(&tile_b[p.b_row + e * P::kRowStepB][p.b_col],
+                            b_src + static_cast<std::size_t>(e * P::kRowStepB) * n);
+#endif
+}
+
+/// The same at the edges: every element checked, word by word, zeros where
+/// the matrices end. Slice at k0.
+template <class T>
+__device__ __forceinline__ void copy_slice_checked(float (*tile_a_t)[T::BM + T::kPadA], float (*tile_b)[T::BN],
+                                                   const CopyPlan<T>& p, const float* a, const float* b, int m,
+                                                   int n, int k, int block_row, int block_col, int k0) {
+#if STEPS_PTX_CP_ASYNC
+  using P = CopyPlan<T>;
+#pragma unroll
+  for (int e = 0; e < P::kCopiesA; ++e) {
+    const int row = p.row + e * P::kRowStepA;
+    const bool inside = block_row + row < m && k0 + p.i < k;
+    const float* src = inside ? a + static_cast<std::size_t>(block_row + row) * k + k0 + p.i : a;
+    steps::ptx::cp_async_4_or_zero(&tile_a_t[p.i][row], src, inside);
+  }
+#pragma unroll
+  for (int e = 0; e < T::BK * T::BN / T::kThreads; ++e) {
+    const int f = threadIdx.x + e * T::kThreads; // consecutive threads, consecutive columns
+    const int i = f / T::BN, col = f % T::BN;
+    const bool inside = k0 + i < k && block_col + col < n;
+    const float* src = inside ? b + static_cast<std::size_t>(k0 + i) * n + block_col + col : b;
+    steps::ptx::cp_async_4_or_zero(&tile_b[i][col], src, inside);
+  }
+#endif
+}
+
+template <class T, bool kChecked>
+__global__ void __launch_bounds__(T::kThreads, 2) sgemm_async_copy(int m, int n, int k, const float* __restrict__ a,
+                                                                   const float* __restrict__ b,
+                                                                   float* __restrict__ c) {
+#if STEPS_PTX_CP_ASYNC // cp.async: sm_80 and later; the row is skipped on older GPUs
+  __shared__ __align__(16) float tile_a_t[2][T::BK][T::BM + T::kPadA]; // (buffer, i, row in tile)
+  __shared__ __align__(16) float tile_b[2][T::BK][T::BN];              // (buffer, i, column in tile)
+  const int block_row = blockIdx.y * T::BM, block_col = blockIdx.x * T::BN;
+  const LaneOrigin<T> origin;
+  const CopyPlan<T> plan;
+  float acc[T::kSubM * T::TM][T::kSubN * T::TN] = {};
+  const int slices = steps::ceil_div(k, T::BK);
+  // Fast path: this thread's first A word and B piece, moved BK on per slice.
+  const float* a_src = a + static_cast<std::size_t>(block_row + plan.row) * k + plan.i;
+  const float* b_src = b + static_cast<std::size_t>(plan.b_row) * n + block_col + plan.b_col;
+  auto copy = [&](int buf, int k0) {
+    if constexpr (kChecked) {
+      copy_slice_checked<T>(tile_a_t[buf], tile_b[buf], plan, a, b, m, n, k, block_row, block_col, k0);
+    } else {
+      copy_slice<T>(tile_a_t[buf], tile_b[buf], plan, a_src, b_src, k, n);
+      a_src += T::BK;
+      b_src += static_cast<std::size_t>(T::BK) * n;
+    }
+  };
+
+  if (slices > 0) copy(0, 0);
+  steps::ptx::cp_async_commit();
+  for (int t = 0; t < slices; ++t) {
+    const int cur = t % 2;
+    steps::ptx::cp_async_wait<0>(); // this thread's copies of slice t have landed
+    __syncthreads();                // everyone's have; everyone is done with slice t - 1
+    if (t + 1 < slices) copy(1 - cur, (t + 1) * T::BK);
+    steps::ptx::cp_async_commit();
+    v7::compute_slice<T>(acc, tile_a_t[cur], tile_b[cur], origin);
+  }
+  v7::store_c<T, kChecked>(acc, c, m, n, block_row, block_col, origin);
+#endif
+}
+
+template <class T = Default>
+void launch(const Gemm& g, cudaStream_t stream) {
+  launch_tiles(g, stream, T::BM, T::BN, T::BK, T::kThreads, sgemm_async_copy<T, false>, sgemm_async_copy<T, true>);
+}
+
+} // namespace ch03::v9
