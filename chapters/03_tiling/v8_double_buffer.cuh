@@ -1,7 +1,7 @@
 // Chapter 03, version 8: warp tiling with double buffering.
 //
-// Change from version 7: two shared buffers, and the next slice is read from
-// global memory while the current one is computed. Slices are also twice as
+// Change from version 7: two shared buffers, and the source reads the next
+// slice from global memory while the current one is computed. Slices are also twice as
 // deep (BK = 16): half as many barriers and loop trips per multiply-add
 // (alone, that change also made version 7 a little faster than with BK = 8,
 // in one run on the H200 at 4096^3 that is not part of the chapter's results). Version 7 spends each slice in two phases with a
@@ -13,9 +13,12 @@
 //        [issue loads of s1 into registers | compute s0 from buffer 0 | s1 -> buffer 1] sync
 //        [issue loads of s2 into registers | compute s1 from buffer 1 | s2 -> buffer 0] sync ...
 //
-// The loads of slice t + 1 are in flight during the 1024 multiply-adds of
-// slice t, and the slice lands in the OTHER buffer, so one barrier per slice
-// is enough. Why it is still correct, step by step:
+// That is the order of the source; the machine code differs: ptxas issues
+// the loads of slice t + 1 after the 1024 multiply-adds of slice t, next to
+// the stores that need them, because holding the slice across the math
+// would take 16 registers the kernel does not have (version 9 and
+// sass_order.py). What stays true: the slice lands in the OTHER buffer, so
+// one barrier per slice is enough. Why it is correct, step by step:
 //  - slice t + 1 is written into buffer (t + 1) % 2 during iteration t; that
 //    buffer was last read during iteration t - 1, and the barrier that ends
 //    iteration t - 1 guarantees every thread has finished reading it;
