@@ -25,8 +25,8 @@
 // computations), not more bytes per clock than 4-byte loads, which
 // already fill the banks.
 //
-// Measured on the H200: float2_stride_1 at 100.3% {n:04:float2_stride_1:pbase} and float4_stride_1 at
-// 99.3% {n:04:float4_stride_1:pbase} of stride_1, and float4_stride_2 at
+// Measured on the H200: float2_stride_1 at 100.2% {n:04:float2_stride_1:pbase} and float4_stride_1 at
+// 99.2% {n:04:float4_stride_1:pbase} of stride_1, and float4_stride_2 at
 // 1.97x {n:04:float4_stride_2:ms/04:float4_stride_1:ms} the time of float4_stride_1.
 #pragma once
 
