@@ -99,8 +99,13 @@ function(steps_add_host_test)
   target_link_libraries(${HT_TARGET} PRIVATE ${HT_LIBRARIES} steps_catch_host_main steps::warnings)
   target_include_directories(${HT_TARGET} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
   set_target_properties(${HT_TARGET} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/bin)
-  add_test(NAME ${HT_NAME} COMMAND ${HT_TARGET})
-  set_tests_properties(${HT_NAME} PROPERTIES LABELS host)
+  _steps_host_test(${HT_NAME} ${HT_TARGET})
+endfunction()
+
+# A test that needs no GPU: label host; exit 77 means skipped.
+function(_steps_host_test name)
+  add_test(NAME ${name} COMMAND ${ARGN})
+  set_tests_properties(${name} PROPERTIES LABELS host SKIP_RETURN_CODE 77)
 endfunction()
 
 # A lesson's claim about the machine code (tools/sass.py; no GPU needed):
@@ -110,17 +115,14 @@ endfunction()
 #   steps_add_sass_test(NAME host.<where>.<what> SCRIPT <file.py> [ARGS ...])
 function(steps_add_sass_test)
   cmake_parse_arguments(PARSE_ARGV 0 ST "" "NAME;SCRIPT" "ARGS")
-  if(NOT (BUILD_TESTING AND Python3_Interpreter_FOUND))
-    return()
-  endif()
   find_program(STEPS_CUOBJDUMP cuobjdump HINTS ${CUDAToolkit_BIN_DIR})
-  set(tool "")
   if(STEPS_CUOBJDUMP)
-    set(tool --cuobjdump ${STEPS_CUOBJDUMP})
+    list(PREPEND ST_ARGS --cuobjdump ${STEPS_CUOBJDUMP})
   endif()
-  add_test(NAME ${ST_NAME} COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/${ST_SCRIPT}
-                                   --nvcc ${CMAKE_CUDA_COMPILER} ${tool} ${ST_ARGS})
-  set_tests_properties(${ST_NAME} PROPERTIES LABELS host SKIP_RETURN_CODE 77)
+  if(BUILD_TESTING AND Python3_Interpreter_FOUND)
+    _steps_host_test(${ST_NAME} ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/${ST_SCRIPT}
+                     --nvcc ${CMAKE_CUDA_COMPILER} ${ST_ARGS})
+  endif()
 endfunction()
 
 function(_steps_sanitize_tests prefix tools)
