@@ -16,6 +16,7 @@ Exit 0: both as claimed; 1: not; 77 (skipped): no cuobjdump / nvdisasm, or
 no sm_90 code in the binary.
 """
 import os
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
@@ -51,10 +52,10 @@ def main():
         return machine_code.SKIP
     try:
         sass = machine_code.disassemble(found, args.binary, ARCH)
-    except Exception as e:  # no code for this architecture in the binary
-        print(f"SKIPPED: no {ARCH} machine code in {args.binary} ({e})")
-        return machine_code.SKIP
-    funcs = machine_code.functions(sass)
+    except subprocess.CalledProcessError as e:  # no such file, or not a CUDA binary: a failure, not a skip
+        print(f"cuobjdump could not read {args.binary}: {e.stderr.strip()}")
+        return 1
+    funcs = machine_code.functions(sass)  # empty when the binary has no code for ARCH
     if not funcs:
         print(f"SKIPPED: no {ARCH} machine code in {args.binary} (built for other GPUs)")
         return machine_code.SKIP
