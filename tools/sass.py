@@ -9,6 +9,8 @@ chapter that imports this module:
     disassemble(path, arch=None)               cuobjdump -sass of a binary or cubin
     functions(sass)                            {mangled name: [(address, opcode, operands), ...]}
     opcodes(sass, kernel)                      {opcode: count} of the function named *kernel*
+    main_loop(code)                            the instructions of a function's hottest loop
+    reuse_share(code, opcode)                  operands read from the reuse cache, per instruction
 
 cuobjdump and nvdisasm come with the CUDA toolkit, or from PyPI
 (nvidia-cuda-cuobjdump, nvidia-cuda-nvdisasm); a script skips (exit 77) when
@@ -101,3 +103,25 @@ def opcodes(sass, kernel):
             for _, op, _ in code:
                 counts[op] = counts.get(op, 0) + 1
     return counts
+
+
+def main_loop(code):
+    """The instructions [(address, opcode, operands), ...] of the backward
+    branch's range that holds the most FFMA: a GEMM kernel's main loop."""
+    best = []
+    for address, op, operands in code:
+        if op != "BRA" or not operands.startswith("0x"):
+            continue
+        target = int(operands.split()[0], 16)
+        if target < address:
+            body = [i for i in code if target <= i[0] <= address]
+            if sum(i[1] == "FFMA" for i in body) > sum(i[1] == "FFMA" for i in best):
+                best = body
+    return best
+
+
+def reuse_share(code, opcode="FFMA"):
+    """Source operands marked .reuse (read from the operand reuse cache, not
+    the register file) per `opcode` instruction of `code`; 0 when there is none."""
+    hits = [operands.count(".reuse") for _, op, operands in code if op == opcode]
+    return sum(hits) / len(hits) if hits else 0.0

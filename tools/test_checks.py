@@ -6,7 +6,8 @@
 The number lint (lint_numbers.py), the repository checks (repo_checks.py:
 links, course map, results) and the row-name check (names.py), each on a
 small course built in a temporary folder with a planted fault, and once on
-the real tree where that needs no build.
+the real tree where that needs no build; and the machine-code reader the
+lessons' SASS checks use (sass.py), on a few hand-written lines.
 """
 import os
 import shutil
@@ -23,6 +24,7 @@ import hooks  # noqa: E402
 import lint_numbers  # noqa: E402
 import names  # noqa: E402
 import repo_checks  # noqa: E402
+import sass  # noqa: E402
 
 
 def write(path, text):
@@ -60,6 +62,29 @@ class NumberLint(unittest.TestCase):
     def test_the_course_passes(self):
         p = subprocess.run([sys.executable, os.path.join(HERE, "lint_numbers.py"), ROOT], capture_output=True, text=True)
         self.assertEqual(p.returncode, 0, p.stdout)
+
+
+class MachineCode(unittest.TestCase):
+    SASS = """
+        Function : _Z6kernelv
+        /*0000*/                   MOV R1, c[0x0][0x28] ;
+        /*0010*/                   LDGSTS.E [R2], desc[UR4][R4.64] ;
+        /*0020*/                   FFMA R8, R10.reuse, R12, R8 ;
+        /*0030*/                   FFMA R9, R10.reuse, R13.reuse, R9 ;
+        /*0040*/               @P0 BRA 0x10 ;
+        /*0050*/                   FFMA R8, R10, R12, R8 ;
+        /*0060*/                   EXIT ;
+    """
+
+    def test_main_loop_is_the_backward_branch_range(self):
+        code = sass.functions(self.SASS)["_Z6kernelv"]
+        loop = sass.main_loop(code)
+        self.assertEqual([op for _, op, _ in loop], ["LDGSTS", "FFMA", "FFMA", "BRA"])
+
+    def test_reuse_share_counts_reuse_flags_per_instruction(self):
+        loop = sass.main_loop(sass.functions(self.SASS)["_Z6kernelv"])
+        self.assertAlmostEqual(sass.reuse_share(loop), 1.5)  # 1 + 2 flags over 2 FFMA
+        self.assertEqual(sass.reuse_share(loop, "IMAD"), 0.0)
 
 
 class Hooks(unittest.TestCase):

@@ -104,11 +104,11 @@ using TiledKernel = void (*)(int, int, int, const float*, const float*, float*);
 /// Launches one of a tiled version's two builds of its kernel, `fast` where
 /// the tiles divide the matrices (fits_fast_path: float4 accesses, no
 /// bounds checks), `checked` elsewhere: one block of `threads` per bm x bn
-/// tile of C.
+/// tile of C, with `smem_bytes` of dynamic shared memory.
 inline void launch_tiles(const Gemm& g, cudaStream_t stream, int bm, int bn, int bk, int threads, TiledKernel fast,
-                         TiledKernel checked) {
+                         TiledKernel checked, int smem_bytes = 0) {
   const TiledKernel kernel = fits_fast_path(g, bm, bn, bk) ? fast : checked;
-  kernel<<<tile_grid(g.m, g.n, bm, bn), threads, 0, stream>>>(g.m, g.n, g.k, g.a, g.b, g.c);
+  kernel<<<tile_grid(g.m, g.n, bm, bn), threads, smem_bytes, stream>>>(g.m, g.n, g.k, g.a, g.b, g.c);
   CUDA_CHECK_LAUNCH();
 }
 

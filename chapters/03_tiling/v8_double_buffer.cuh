@@ -17,7 +17,7 @@
 // the loads of slice t + 1 after the 1024 multiply-adds of slice t, next to
 // the stores that need them, because holding the slice across the math
 // would take 16 registers the kernel does not have (version 9 and
-// sass_order.py). What stays true: the slice lands in the OTHER buffer, so
+// sass_claims.py). What stays true: the slice lands in the OTHER buffer, so
 // one barrier per slice is enough. Why it is correct, step by step:
 //  - slice t + 1 is written into buffer (t + 1) % 2 during iteration t; that
 //    buffer was last read during iteration t - 1, and the barrier that ends
@@ -30,8 +30,8 @@
 // of 256 threads per SM).
 //
 // Measured on the H200 at 4096^3 (the run in docs/results/H200.json):
-// 3.252 ms {n:03:double_buffer:ms|.3f}, 42.3 TFLOP/s {n:03:double_buffer:value},
-// 82.2% {n:03:double_buffer:pbase} of cuBLAS.
+// 3.248 ms {n:03:double_buffer:ms|.3f}, 42.3 TFLOP/s {n:03:double_buffer:value},
+// 82.3% {n:03:double_buffer:pbase} of cuBLAS.
 #pragma once
 
 #include "v7_warptile.cuh"

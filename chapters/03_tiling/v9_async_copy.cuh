@@ -35,11 +35,11 @@
 // word, with zeros where the matrices end.
 //
 // Measured on the H200 at 4096^3 (the run in docs/results/H200.json):
-// 3.010 ms {n:03:async_copy:ms|.3f}, 45.7 TFLOP/s {n:03:async_copy:value},
-// 88.8% {n:03:async_copy:pbase} of cuBLAS (v8: 82.2% {n:03:double_buffer:pbase}).
+// 2.980 ms {n:03:async_copy:ms|.3f}, 46.1 TFLOP/s {n:03:async_copy:value},
+// 89.7% {n:03:async_copy:pbase} of cuBLAS (v8: 82.3% {n:03:double_buffer:pbase}).
 // Long-scoreboard stalls per issued instruction (Nsight Compute), v8:
-// 0.46 {n:prof:03_tiling.async_copy_stalls:v8_long_scoreboard|.2f}
-// v9: 0.05 {n:prof:03_tiling.async_copy_stalls:v9_long_scoreboard|.2f}
+// 0.45 {n:prof:03_tiling.async_copy_stalls:v8_long_scoreboard|.2f}
+// v9: 0.06 {n:prof:03_tiling.async_copy_stalls:v9_long_scoreboard|.2f}
 #pragma once
 
 #include "v8_double_buffer.cuh"
@@ -101,21 +101,22 @@ __device__ __forceinline__ void copy_slice(float (*tile_a_t)[T::BM + T::kPadA], 
 }
 
 /// The same at the edges: every element checked, word by word, zeros where
-/// the matrices end. Slice at k0.
+/// the matrices end. Slice at k0. The loops unroll by 4, not fully: with
+/// version 10's 32-deep slices, 32 addresses at once spill registers.
 template <class T>
 __device__ __forceinline__ void copy_slice_checked(float (*tile_a_t)[T::BM + T::kPadA], float (*tile_b)[T::BN],
                                                    const CopyPlan<T>& p, const float* a, const float* b, int m,
                                                    int n, int k, int block_row, int block_col, int k0) {
 #if STEPS_PTX_CP_ASYNC
   using P = CopyPlan<T>;
-#pragma unroll
+#pragma unroll 4
   for (int e = 0; e < P::kCopiesA; ++e) {
     const int row = p.row + e * P::kRowStepA;
     const bool inside = block_row + row < m && k0 + p.i < k;
     const float* src = inside ? a + static_cast<std::size_t>(block_row + row) * k + k0 + p.i : a;
     steps::ptx::cp_async_4_or_zero(&tile_a_t[p.i][row], src, inside);
   }
-#pragma unroll
+#pragma unroll 4
   for (int e = 0; e < T::BK * T::BN / T::kThreads; ++e) {
     const int f = threadIdx.x + e * T::kThreads; // consecutive threads, consecutive columns
     const int i = f / T::BN, col = f % T::BN;
@@ -126,13 +127,15 @@ __device__ __forceinline__ void copy_slice_checked(float (*tile_a_t)[T::BM + T::
 #endif
 }
 
+/// The block's whole product, C tile = A rows x B columns, slice by slice:
+/// the copies of slice t + 1 run while slice t is computed. `tile_a_t` and
+/// `tile_b` are the two buffers of each (shared memory, wherever the kernel
+/// put it: a static array here, dynamic shared memory in version 10).
 template <class T, bool kChecked>
-__global__ void __launch_bounds__(T::kThreads, 2) sgemm_async_copy(int m, int n, int k, const float* __restrict__ a,
-                                                                   const float* __restrict__ b,
-                                                                   float* __restrict__ c) {
-#if STEPS_PTX_CP_ASYNC // cp.async: sm_80 and later; the row is skipped on older GPUs
-  __shared__ __align__(16) float tile_a_t[2][T::BK][T::BM + T::kPadA]; // (buffer, i, row in tile)
-  __shared__ __align__(16) float tile_b[2][T::BK][T::BN];              // (buffer, i, column in tile)
+__device__ __forceinline__ void gemm_block(int m, int n, int k, const float* __restrict__ a,
+                                           const float* __restrict__ b, float* __restrict__ c,
+                                           float (*tile_a_t)[T::BK][T::BM + T::kPadA],
+                                           float (*tile_b)[T::BK][T::BN]) {
   const int block_row = blockIdx.y * T::BM, block_col = blockIdx.x * T::BN;
   const LaneOrigin<T> origin;
   const CopyPlan<T> plan;
@@ -153,15 +156,31 @@ __global__ void __launch_bounds__(T::kThreads, 2) sgemm_async_copy(int m, int n,
 
   if (slices > 0) copy(0, 0);
   steps::ptx::cp_async_commit();
+  // cur: the buffer slice t is computed from; nxt: the one slice t + 1 is
+  // copied into. (Two variables, not t % 2 and its complement: with those,
+  // nvcc 13.0 gives the same loop other registers, and it runs slower; see
+  // the lesson's Pitfalls.)
+  int cur = 0, nxt = 1;
   for (int t = 0; t < slices; ++t) {
-    const int cur = t % 2;
     steps::ptx::cp_async_wait<0>(); // this thread's copies of slice t have landed
     __syncthreads();                // everyone's have; everyone is done with slice t - 1
-    if (t + 1 < slices) copy(1 - cur, (t + 1) * T::BK);
+    if (t + 1 < slices) copy(nxt, (t + 1) * T::BK);
     steps::ptx::cp_async_commit();
     v7::compute_slice<T>(acc, tile_a_t[cur], tile_b[cur], origin);
+    cur ^= 1;
+    nxt ^= 1;
   }
   v7::store_c<T, kChecked>(acc, c, m, n, block_row, block_col, origin);
+}
+
+template <class T, bool kChecked>
+__global__ void __launch_bounds__(T::kThreads, 2) sgemm_async_copy(int m, int n, int k, const float* __restrict__ a,
+                                                                   const float* __restrict__ b,
+                                                                   float* __restrict__ c) {
+#if STEPS_PTX_CP_ASYNC // cp.async: sm_80 and later; the row is skipped on older GPUs
+  __shared__ __align__(16) float tile_a_t[2][T::BK][T::BM + T::kPadA]; // (buffer, i, row in tile)
+  __shared__ __align__(16) float tile_b[2][T::BK][T::BN];              // (buffer, i, column in tile)
+  gemm_block<T, kChecked>(m, n, k, a, b, c, tile_a_t, tile_b);
 #endif
 }
 
