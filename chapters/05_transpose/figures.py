@@ -1,4 +1,5 @@
-"""Chapter 05's hook (tools/hooks.py): the transpose picture, pattern_transpose.png.
+"""Chapter 05's hook (tools/hooks.py): the transpose picture, pattern_transpose.png,
+and the tiles in flight in v6's and v7's block orders, pattern_block_order.png.
 
 Drawn from the index arithmetic of the kernels (the same formulas as the
 code), not measured: the lesson puts the measured numbers beside it.
@@ -37,5 +38,38 @@ def transpose(plt):
     return fig
 
 
+def block_order(plt):
+    """Which tiles run together: the first blocks of the grid in v6's order
+    (x along a row of tiles) and v7's (x down a column of tiles), and where
+    they read (input) and write (output). A 16 x 16 grid of tiles with a
+    window of 2 grid lines in flight stands for the real 128 x 128 with about
+    8 (132 SMs x 8 blocks)."""
+    n, lines = 16, 2
+    fig, axes = plt.subplots(1, 4, figsize=(13, 3.9))
+    panels = [("v6: input, reads", False, False), ("v6: output, writes", False, True),
+              ("v7: input, reads", True, False), ("v7: output, writes", True, True)]
+    for ax, (title, columns_first, output) in zip(axes, panels):
+        for i in range(n):
+            for j in range(n):
+                # tile (i, j) of the input is in flight when its row (v6) or column (v7) is among the first lines
+                live = (j if columns_first else i) < lines
+                r, c = (j, i) if output else (i, j)  # input tile (i, j) is written to output tile (j, i)
+                ax.add_patch(plt.Rectangle((c, n - 1 - r), 1, 1, facecolor="#e07b39" if live else "white",
+                                           edgecolor="#bbb", lw=0.4))
+        ax.set_xlim(-0.2, n + 0.2)
+        ax.set_ylim(-0.2, n + 0.2)
+        ax.set_aspect("equal")
+        ax.axis("off")
+        ax.set_title(title, fontsize=9)
+    axes[0].text(0, -1.3, "whole rows: one long stretch", fontsize=8)
+    axes[1].text(0, -1.3, "a short piece of every row", fontsize=8)
+    axes[2].text(0, -1.3, "a short piece of every row", fontsize=8)
+    axes[3].text(0, -1.3, "whole rows: one long stretch", fontsize=8)
+    fig.suptitle("The tiles in flight together (orange), v6's order against v7's: the same bytes, "
+                 "but only one side can stream; on the H200 it pays to make it the writes", fontsize=10)
+    return fig
+
+
 def diagrams(out_dir, plt):
-    return [save_diagram(plt, transpose(plt), out_dir, "pattern_transpose.png")]
+    return [save_diagram(plt, transpose(plt), out_dir, "pattern_transpose.png"),
+            save_diagram(plt, block_order(plt), out_dir, "pattern_block_order.png")]

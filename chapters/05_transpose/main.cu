@@ -13,6 +13,7 @@
 //   v4 multi_element    32 x 8 threads, 4 elements each: more bytes in flight
 //   v5 big_tile         the same kernel with a 64 x 64 tile, 16 elements each
 //   v6 float4           v5 with 16-byte global loads and stores
+//   v7 columns_first    v6's tiles in another order: each column of tiles first
 //
 // next to cudaMemcpy device-to-device of the matrix (the baseline the goal
 // is a ratio of) and a reference row: a plain tiled copy with version 4's
@@ -30,6 +31,7 @@
 #include "v4_multi_element.cuh"
 #include "v5_big_tile.cuh"
 #include "v6_float4.cuh"
+#include "v7_columns_first.cuh"
 
 #include "steps/chapter.hpp"
 #include "steps/guarded.hpp"
@@ -166,6 +168,8 @@ std::vector<steps::GroupPtr> registry() {
                     Role::version, v5::launch),
       transpose_row("float4", "v6: v5 with 16-byte global accesses (v5 when rows or cols % 4 != 0)", Role::version,
                     v6::launch),
+      transpose_row("columns_first", "v7: v6 with the grid walking down each column of tiles first", Role::version,
+                    v7::launch),
       transpose_row("mistake_missing_sync", "v4 without __syncthreads: warps read tile rows not yet stored",
                     Role::mistake, mistakes::missing_sync),
   })};
@@ -177,7 +181,7 @@ std::vector<steps::GroupPtr> registry() {
 
 steps::ChapterInfo info() {
   steps::ChapterInfo i;
-  i.summary = "Transposes a float matrix with six kernel versions, from the naive one (coalesced reads, "
+  i.summary = "Transposes a float matrix with seven kernel versions, from the naive one (coalesced reads, "
               "strided writes) to shared-memory tiles with padding, several elements per thread and 16-byte "
               "accesses, next to cudaMemcpy device-to-device and a plain tiled copy.";
   i.metric = steps::Metric::bandwidth;

@@ -24,7 +24,7 @@
 // in one bank) and gathers columns with a stride of 4 rows (the same): 2-way
 // conflicts that padding cannot remove (a swizzled layout could). The
 // memory system is the bottleneck, so they are hidden. Effect on the H200:
-// 3959 GB/s {n:05:float4:gbps}, 94.9% {n:05:float4:pbase} of memcpy.
+// 3952 GB/s {n:05:float4:gbps}, 94.9% {n:05:float4:pbase} of memcpy.
 #pragma once
 
 #include "launch.cuh"
@@ -40,11 +40,14 @@ constexpr int TILE4 = 64;
 constexpr int kThreadsX = TILE4 / 4;
 constexpr int kBlockRows = 16;
 
-__global__ void transpose_float4(const float* in, float* out, int rows, int cols) {
+/// One block's 64 x 64 tile, whose first input element is (r0, c0): the
+/// body of v6's kernel, and of v7's, which only picks its tiles in another
+/// order.
+__device__ __forceinline__ void transpose_tile_float4(const float* in, float* out, int rows, int cols, int r0,
+                                                      int c0) {
   __shared__ float tile[TILE4][TILE4 + 1];
   const int q = threadIdx.x; // which float4 of a 64-float row segment
   const int ty = threadIdx.y;
-  const int r0 = blockIdx.y * TILE4, c0 = blockIdx.x * TILE4;
 
   // Phase 1: one float4 from each of tile rows ty, ty + 16, ty + 32, ty + 48.
 #pragma unroll
@@ -72,6 +75,11 @@ __global__ void transpose_float4(const float* in, float* out, int rows, int cols
       *reinterpret_cast<float4*>(out + at(out_row, out_col, rows)) = v;
     }
   }
+}
+
+/// The grid as in every version so far: x across the tile columns, y down the tile rows.
+__global__ void transpose_float4(const float* in, float* out, int rows, int cols) {
+  transpose_tile_float4(in, out, rows, cols, blockIdx.y * TILE4, blockIdx.x * TILE4);
 }
 
 /// True when float4 accesses are legal for this matrix: aligned pointers,
