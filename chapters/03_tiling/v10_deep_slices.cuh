@@ -3,10 +3,11 @@
 // Change from version 9: BK = 32 instead of 16, nothing else. The loop is
 // v9's (v9::gemm_block); each trip now does 2048 multiply-adds per thread
 // between two barriers instead of 1024, so the block meets half as often
-// per multiply-add, and the per-slice overhead (wait, barrier, copy
-// addresses, loop branch) is spread over twice the work. After cp.async
-// took the memory stalls out of v9, the barrier was the largest stall left
-// besides "not selected" (warps ready, another one issued).
+// per multiply-add, and the per-slice overhead (wait, barrier, commit,
+// pointer updates, loop branch) is spread over twice the work. Why it was
+// tried: after cp.async took the memory stalls out of v9, the barrier was
+// the largest stall left besides "not selected" (warps ready, another one
+// issued).
 //
 // The price is shared memory: two buffers of 32 x 132 + 32 x 128 floats,
 // 66,560 bytes per block. A kernel may declare at most 48 KiB of static
@@ -23,9 +24,15 @@
 // Measured on the H200 at 4096^3 (the run in docs/results/H200.json):
 // 2.834 ms {n:03:deep_slices:ms|.3f}, 48.5 TFLOP/s {n:03:deep_slices:value},
 // 94.3% {n:03:deep_slices:pbase} of cuBLAS (v9: 89.7% {n:03:async_copy:pbase}).
-// Barrier stalls per issued instruction (Nsight Compute), v9:
-// 0.44 {n:prof:03_tiling.deep_slices_issue:v9_barrier|.2f}
-// v10: 0.27 {n:prof:03_tiling.deep_slices_issue:v10_barrier|.2f}
+// Nsight Compute (profile.03_tiling.deep_slices_issue) says the barrier was
+// not what moved: barrier stalls per issued instruction v9:
+// 0.51 {n:prof:03_tiling.deep_slices_issue:v9_barrier|.2f}
+// v10: 0.51 {n:prof:03_tiling.deep_slices_issue:v10_barrier|.2f}
+// v10 wins by executing fewer instructions (the per-slice cost, halved) and
+// by fewer dispatch stalls per issued instruction, v9:
+// 0.46 {n:prof:03_tiling.deep_slices_issue:v9_dispatch|.2f}
+// v10: 0.33 {n:prof:03_tiling.deep_slices_issue:v10_dispatch|.2f}
+// (the lesson: "What moved is not what the change was aimed at").
 #pragma once
 
 #include "v9_async_copy.cuh"
