@@ -182,8 +182,9 @@ std::vector<steps::GroupPtr> registry() {
 steps::ChapterInfo info() {
   steps::ChapterInfo i;
   i.summary = "Transposes a float matrix with seven kernel versions, from the naive one (coalesced reads, "
-              "strided writes) to shared-memory tiles with padding, several elements per thread and 16-byte "
-              "accesses, next to cudaMemcpy device-to-device and a plain tiled copy.";
+              "strided writes) to shared-memory tiles with padding, several elements per thread, 16-byte "
+              "accesses and a block order that lets the writes stream, next to cudaMemcpy device-to-device and a "
+              "plain tiled copy.";
   i.metric = steps::Metric::bandwidth;
   // 8192 x 8192 floats: 256 MiB per matrix, 4x the H200's L2 on each side.
   i.default_size = 8192;
