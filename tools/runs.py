@@ -105,9 +105,10 @@ def goals(path):
                 rows.append((title, g.get("numerator_row") or "-", ratio, g.get("denominator") or "-",
                              "(other shape)", "-"))
                 continue
-            if g.get("applicable") is False:  # needs more GPUs than this machine's run had
+            if g.get("applicable") is False:  # needs more GPUs than this machine's run had, or ran off the default problem
+                gpus = "GPUs" in (g.get("not_here") or "GPUs")
                 rows.append((title, g.get("numerator_row") or "-", "-", g.get("denominator") or "-",
-                             g.get("text", ""), f"n/a ({g.get('min_gpus')} GPUs)"))
+                             g.get("text", ""), f"n/a ({g.get('min_gpus')} GPUs)" if gpus else "n/a (another problem)"))
                 continue
             met = bool(g.get("met"))
             all_met &= met

@@ -178,9 +178,9 @@ steps::ChapterInfo info() {
   i.goals = {{"best", "memcpy", 1.00, ">= 1.00x memcpy"}};
   i.int_options.push_back({"--offset", "K", "start all arrays K elements past a 16-byte boundary", 0, 0, 3});
   i.flag_options.push_back({"--littles-law", "also run the Little's-law rows: a pointer chase (the latency of one "
-                                             "load) and reads with 1 to 128 KiB in flight per SM"});
+                                             "load) and reads with 1 to 128 KiB in flight per SM", true});
   i.int_options.push_back({"--chase-mib", "MIB", "footprint of the pointer chase (below the L2's size it measures "
-                                                 "the L2)", 512, 1, 4096});
+                                                 "the L2)", 512, 1, 4096, true});
   return i;
 }
 

@@ -394,7 +394,7 @@ steps::ChapterInfo info() {
                                           "stays <= 2^24 (n up to about 3.7 million) every sum is exact, and so "
                                           "is every check"});
   i.flag_options.push_back({"--repeat-check", "run each version a second time and print both results' bits, "
-                                              "whether they are identical, the error and its bound"});
+                                              "whether they are identical, the error and its bound", true});
   return i;
 }
 

@@ -89,7 +89,7 @@ steps::ChapterInfo info() {
   i.int_options.push_back({"--chunks", "C", "chunks of the pipeline versions", 64, 1, 1 << 20});
   i.int_options.push_back({"--work", "W", "identity FMAs per element in the pipeline's kernel (its length)", 256, 0,
                            1 << 20});
-  i.int_options.push_back({"--streams", "K", "streams of your exercise's row (yours)", 4, 1, 64});
+  i.int_options.push_back({"--streams", "K", "streams of your exercise's row (yours)", 4, 1, 64, true});
   i.int_options.push_back({"--kernels", "K", "tiny kernels per launch-overhead run", 128, 1, 100000});
   i.int_options.push_back({"--step-us", "US", "how long each launch-overhead kernel spins (0: not at all)", 0, 0,
                            1000000});
@@ -99,7 +99,7 @@ steps::ChapterInfo info() {
   i.int_options.push_back({"--sparse-stride", "S", "the sparse host-memory rows read one float in S", 64, 1,
                            1 << 30});
   i.flag_options.push_back({"--timeline", std::string("write every pipeline row's per-chunk event timestamps to ") +
-                                              kTimelineFile + " (draw it with chapters/08_streams/timeline.py)"});
+                                              kTimelineFile + " (draw it with chapters/08_streams/timeline.py)", true});
   i.validate = [](const steps::Options& o) {
     if (o.has("--timeline") && !o.verify)
       throw steps::UsageError("--timeline records the verification run, which --no-verify skips");

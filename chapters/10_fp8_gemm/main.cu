@@ -383,7 +383,7 @@ steps::ChapterInfo info() {
                            "v7 cuts the last wave's tiles by K only if that shortens them by B K blocks or more",
                            v7::kDefaultMinSaving, 0, INT_MAX});
   i.flag_options.push_back({"--per-tensor", "one FP32 scale per tensor (default: fine-grained)"});
-  i.flag_options.push_back({"--fine", "fine-grained scales: A 1 x 128, B 128 x 128 (the default)"});
+  i.flag_options.push_back({"--fine", "fine-grained scales: A 1 x 128, B 128 x 128 (the default)", true});
   i.validate = validate;
   return i;
 }

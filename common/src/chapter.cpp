@@ -26,7 +26,8 @@ Cli make_cli(const ChapterInfo& info) {
           info.size_help, info.default_iters, info.default_warmup);
   for (const auto& o : info.int_options) cli.add(o);
   for (const auto& f : info.flag_options) cli.add(f);
-  cli.add(FlagOption{"--mistakes", "also run the deliberately broken versions and show the checks catching them"});
+  cli.add(FlagOption{"--mistakes", "also run the deliberately broken versions and show the checks catching them",
+                     true});
   return cli;
 }
 

@@ -116,6 +116,12 @@ Options Cli::parse(int argc, const char* const* argv) const {
       if (!known) throw UsageError("unknown option '" + arg + "'");
     }
   }
+  auto off = [&o](const std::string& text) { o.off_default += (o.off_default.empty() ? "" : " ") + text; };
+  if (o.size != default_size_) off("--size " + std::to_string(o.size));
+  for (const auto& opt : ints_)
+    if (!opt.keeps_goals && o.ints[opt.name] != opt.default_value) off(opt.name + " " + std::to_string(o.ints[opt.name]));
+  for (const auto& flag : flags_)
+    if (!flag.keeps_goals && o.has(flag.name)) off(flag.name);
   return o;
 }
 

@@ -211,6 +211,9 @@ Summary summarize(const ChapterInfo& info, const Options& opts, const std::vecto
     else if (g.at_shape && !g.at_shape(opts)) {
       gr.applicable = gr.at_shape = false;
       gr.not_here = "set at " + g.shape;
+    } else if (!g.at_shape && !opts.off_default.empty()) {
+      gr.applicable = false; // a goal of the default problem, in a run of another one
+      gr.not_here = "set at the default problem; this run has " + opts.off_default;
     }
     for (const RowSummary* r : {num, den})
       if (r && gr.skipped.empty()) gr.skipped = r->result.skipped;

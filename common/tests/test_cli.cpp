@@ -31,6 +31,20 @@ TEST_CASE("defaults apply when no option is given", "[cli]") {
   CHECK(o.variants.empty());
   CHECK(o.get("--m") == 64);
   CHECK_FALSE(o.has("--mistakes"));
+  CHECK(o.off_default.empty());
+}
+
+TEST_CASE("off_default names what leaves the default problem, and only that", "[cli]") {
+  Cli cli = make();
+  cli.add(steps::IntOption{"--rows-shown", "N", "rows printed", 8, 1, 100, true}); // output only: keeps the goals
+  cli.add(steps::FlagOption{"--cold", "another problem"});
+  // Timing, verification, output and the options that keep goals: still the default problem.
+  CHECK(parse(cli, {"--iters", "5", "--warmup", "0", "--no-verify", "--variant", "a", "--json", "r.json",
+                    "--rows-shown", "50", "--seed", "3"})
+            .off_default.empty());
+  CHECK(parse(cli, {"--size", "1000", "--m", "64"}).off_default.empty()); // the defaults, given
+  CHECK(parse(cli, {"--size", "1K"}).off_default == "--size 1024");
+  CHECK(parse(cli, {"--m", "33", "--cold", "--size", "7"}).off_default == "--size 7 --m 33 --cold");
 }
 
 TEST_CASE("standard and chapter options parse", "[cli]") {

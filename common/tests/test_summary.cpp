@@ -202,7 +202,7 @@ TEST_CASE("summary: a goal set at another shape is n/a, and judged at its own", 
   other.ints["--k"] = 4096;
   const auto s1 = steps::summarize(info, other, {device()}, {"p"}, rows, false);
   REQUIRE(s1.goals.size() == 2);
-  CHECK(s1.goals[0].applicable); // the default problem's goal: judged in every run, as before
+  CHECK(s1.goals[0].applicable); // the default problem's goal: this run's options are the defaults
   CHECK(s1.goals[0].met);
   CHECK_FALSE(s1.goals[1].applicable);
   CHECK_FALSE(s1.goals[1].at_shape);
@@ -224,6 +224,20 @@ TEST_CASE("summary: a goal set at another shape is n/a, and judged at its own", 
   CHECK_FALSE(s2.goals[1].met); // 0.8x < 0.9x
   CHECK(s2.goals[1].not_here.empty());
   CHECK(steps::to_json(s2, "2026-01-01T00:00:00Z").dump().find("not_here") == std::string::npos);
+
+  // A parsed run at the shape is off the default problem (Cli::parse fills
+  // off_default): the default problem's goal is n/a there, not judged on
+  // another problem, and the shape's own goal is still judged.
+  at.off_default = "--k 256";
+  const auto s3 = steps::summarize(info, at, {device()}, {"p"}, rows, false);
+  CHECK_FALSE(s3.goals[0].applicable);
+  CHECK(s3.goals[0].not_here == "set at the default problem; this run has --k 256");
+  CHECK(s3.goals[1].applicable);
+  CHECK(s3.exit_code == 0);
+  std::ostringstream out3, err3;
+  steps::print_table(s3, out3, err3);
+  CHECK(out3.str().find(">= 0.50x memcpy: n/a (set at the default problem; this run has --k 256)") !=
+        std::string::npos);
 }
 
 TEST_CASE("summary: a row that ran another row's kernel ranks only without it", "[summary]") {

@@ -31,12 +31,18 @@ struct IntOption {
   std::int64_t default_value = 0; ///< used when the option is absent
   std::int64_t min = 1;    ///< smallest allowed value
   std::int64_t max = std::int64_t{1} << 50; ///< largest allowed value
+  /// True for an option that only adds rows or output (the problem stays the
+  /// default one): another value keeps the goals of the default problem
+  /// judged. False (most options): another value is another problem, where
+  /// those goals say n/a.
+  bool keeps_goals = false;
 };
 
 /// A boolean flag a chapter adds (e.g. --mistakes).
 struct FlagOption {
   std::string name; ///< with the dashes: "--mistakes"
   std::string help; ///< one line
+  bool keeps_goals = false; ///< as IntOption::keeps_goals: giving the flag keeps the default problem
 };
 
 /// The parsed command line.
@@ -54,6 +60,11 @@ struct Options {
   std::uint64_t seed = 2024;         ///< --seed: random input data
   std::map<std::string, std::int64_t> ints; ///< chapter integer options, by name
   std::set<std::string> flags;       ///< chapter flags that were given
+  /// How the run leaves the chapter's default problem: "--size 1024 --k 256"
+  /// (--size and every option without keeps_goals that differs from its
+  /// default), "" at the default problem. Goals without a shape are judged
+  /// only there (summarize()).
+  std::string off_default;
 
   /// Value of a chapter integer option (throws std::out_of_range if unknown).
   std::int64_t get(const std::string& name) const { return ints.at(name); }

@@ -85,8 +85,10 @@ struct Goal {
   /// bench_shapes file) instead of the default problem: the shape's name for
   /// the tables ("short K 4096 x 4096 x 256") and the test that recognises a
   /// run of that shape by its options. Any other run says "n/a (set at ...)".
-  /// Both empty: a goal of the default problem. One without the other stops
-  /// the program at start (exit 2).
+  /// Both empty: a goal of the default problem, judged only in a run of it
+  /// (Options::off_default empty; any other run says "n/a (set at the
+  /// default problem ...)"). One without the other stops the program at
+  /// start (exit 2).
   std::string shape = {};
   std::function<bool(const Options&)> at_shape = {};
 };
@@ -173,9 +175,9 @@ struct GoalResult {
   double ratio = 0;           ///< NaN when either row was not measured
   bool measured = false;      ///< both rows measured
   bool met = false;           ///< measured and ratio >= threshold
-  bool applicable = true;     ///< the run has the goal's min_gpus GPUs and shape (else: n/a, not a miss)
+  bool applicable = true;     ///< the run has the goal's min_gpus GPUs and problem (else: n/a, not a miss)
   bool at_shape = true;       ///< the run is at the goal's shape (always, for a goal of the default problem)
-  std::string not_here;       ///< why it is n/a here: "needs 2 GPUs; this run has 1", "set at <shape>"
+  std::string not_here;       ///< why it is n/a here: "needs 2 GPUs; this run has 1", "set at <shape>", "set at the default problem; ..."
   std::string skipped;        ///< why one of its rows was skipped ("": none was), so not measured
 };
 
