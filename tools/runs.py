@@ -105,10 +105,10 @@ def goals(path):
                 rows.append((title, g.get("numerator_row") or "-", ratio, g.get("denominator") or "-",
                              "(other shape)", "-"))
                 continue
-            if g.get("applicable") is False:  # needs more GPUs than this machine's run had, or ran off the default problem
-                gpus = "GPUs" in (g.get("not_here") or "GPUs")
+            if g.get("applicable") is False:  # needs more GPUs than the run had, or the run was of another problem
+                few = count < g.get("min_gpus", 1)
                 rows.append((title, g.get("numerator_row") or "-", "-", g.get("denominator") or "-",
-                             g.get("text", ""), f"n/a ({g.get('min_gpus')} GPUs)" if gpus else "n/a (another problem)"))
+                             g.get("text", ""), f"n/a ({g.get('min_gpus')} GPUs)" if few else "n/a (another problem)"))
                 continue
             met = bool(g.get("met"))
             all_met &= met

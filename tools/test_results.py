@@ -130,6 +130,18 @@ class Marks(unittest.TestCase):
         self.assertEqual(code, 1, out)  # a shape goal missed in its run counts like any other
         self.assertTrue([line for line in out.splitlines() if ">= 1.20x" in line][0].rstrip().endswith("NO"))
 
+    def test_goal_table_names_why_a_goal_is_not_judged(self):
+        default = RUN["goals"][0]
+        path = os.path.join(self.dir, "goals.json")
+        for count, min_gpus, want in ((1, 2, "n/a (2 GPUs)"), (2, 1, "n/a (another problem)")):
+            goal = dict(default, applicable=False, met=True, min_gpus=min_gpus)  # met, but n/a: not counted
+            with open(path, "w") as f:
+                json.dump({"gpu": RUN["gpu"], "gpu_count": count, "chapters": {"42": dict(RUN, goals=[goal])}}, f)
+            code, out = self.run_tool("goals", path)
+            self.assertEqual(code, 0, out)
+            self.assertTrue([line for line in out.splitlines() if default["text"] in line][0].rstrip().endswith(want),
+                            out)
+
     def test_table_names_a_row_that_ran_another_kernel(self):
         twin = dict(RUN["rows"][2], name="fast_too", same_as="fast", ranked=False)
         table = results.markdown_table(dict(RUN, rows=RUN["rows"] + [twin]))

@@ -119,7 +119,8 @@ Options Cli::parse(int argc, const char* const* argv) const {
   auto off = [&o](const std::string& text) { o.off_default += (o.off_default.empty() ? "" : " ") + text; };
   if (o.size != default_size_) off("--size " + std::to_string(o.size));
   for (const auto& opt : ints_)
-    if (!opt.keeps_goals && o.ints[opt.name] != opt.default_value) off(opt.name + " " + std::to_string(o.ints[opt.name]));
+    if (const std::int64_t v = o.ints[opt.name]; !opt.keeps_goals && v != opt.default_value)
+      off(opt.name + " " + std::to_string(v));
   for (const auto& flag : flags_)
     if (!flag.keeps_goals && o.has(flag.name)) off(flag.name);
   return o;

@@ -177,7 +177,8 @@ struct GoalResult {
   bool met = false;           ///< measured and ratio >= threshold
   bool applicable = true;     ///< the run has the goal's min_gpus GPUs and problem (else: n/a, not a miss)
   bool at_shape = true;       ///< the run is at the goal's shape (always, for a goal of the default problem)
-  std::string not_here;       ///< why it is n/a here: "needs 2 GPUs; this run has 1", "set at <shape>", "set at the default problem; ..."
+  std::string not_here;       ///< why it is n/a here: "needs 2 GPUs; this run has 1", "set at <shape>",
+                              ///< "set at the default problem; this run has --size 1024"
   std::string skipped;        ///< why one of its rows was skipped ("": none was), so not measured
 };
 
