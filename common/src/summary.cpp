@@ -204,7 +204,6 @@ Summary summarize(const ChapterInfo& info, const Options& opts, const std::vecto
     const RowSummary* den = find(g.denominator);
     gr.ratio = num && den ? throughput(m, num->value) / throughput(m, den->value) : NAN;
     gr.measured = std::isfinite(gr.ratio);
-    gr.met = gr.measured && gr.ratio >= g.threshold;
     gr.applicable = static_cast<int>(devices.size()) >= g.min_gpus;
     if (!gr.applicable)
       gr.not_here = "needs " + std::to_string(g.min_gpus) + " GPUs; this run has " + std::to_string(devices.size());
@@ -215,6 +214,7 @@ Summary summarize(const ChapterInfo& info, const Options& opts, const std::vecto
       gr.applicable = false; // a goal of the default problem, in a run of another one
       gr.not_here = "set at the default problem; this run has " + opts.off_default;
     }
+    gr.met = gr.applicable && gr.measured && gr.ratio >= g.threshold; // n/a: neither met nor missed
     for (const RowSummary* r : {num, den})
       if (r && gr.skipped.empty()) gr.skipped = r->result.skipped;
     s.goals.push_back(gr);

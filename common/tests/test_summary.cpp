@@ -232,6 +232,9 @@ TEST_CASE("summary: a goal set at another shape is n/a, and judged at its own", 
   const auto s3 = steps::summarize(info, at, {device()}, {"p"}, rows, false);
   CHECK_FALSE(s3.goals[0].applicable);
   CHECK(s3.goals[0].not_here == "set at the default problem; this run has --k 256");
+  CHECK(s3.goals[0].measured);
+  CHECK_FALSE(s3.goals[0].met); // 0.8x >= 0.5x, but n/a is neither met nor missed, in the JSON too
+  CHECK(steps::to_json(s3, "2026-01-01T00:00:00Z").dump().find("\"met\": true") == std::string::npos);
   CHECK(s3.goals[1].applicable);
   CHECK(s3.exit_code == 0);
   std::ostringstream out3, err3;

@@ -174,7 +174,7 @@ struct GoalResult {
   std::string numerator_row;  ///< the row "best" resolved to
   double ratio = 0;           ///< NaN when either row was not measured
   bool measured = false;      ///< both rows measured
-  bool met = false;           ///< measured and ratio >= threshold
+  bool met = false;           ///< applicable, measured and ratio >= threshold
   bool applicable = true;     ///< the run has the goal's min_gpus GPUs and problem (else: n/a, not a miss)
   bool at_shape = true;       ///< the run is at the goal's shape (always, for a goal of the default problem)
   std::string not_here;       ///< why it is n/a here: "needs 2 GPUs; this run has 1", "set at <shape>",
