@@ -55,6 +55,12 @@ int handle_cli(const ChapterInfo& info, int argc, const char* const* argv, const
       for (const auto& n : names) found = found || n.name == v;
       if (!found) throw UsageError("--variant: no version named '" + v + "' (see --list)");
     }
+    for (const auto& v : out.except) {
+      bool found = false;
+      for (const auto& n : names) found = found || n.name == v;
+      if (!found) throw UsageError("--except: no version named '" + v + "' (see --list)");
+    }
+    if (!out.variants.empty() && !out.except.empty()) throw UsageError("--variant and --except: choose one");
     if (!out.help && !out.list) {
       if (info.validate) info.validate(out);
       check_json_path(out.json);
@@ -79,6 +85,7 @@ int handle_cli(const ChapterInfo& info, int argc, const char* const* argv, const
       if (n.role == Role::yours) std::cout << " [your exercise]";
       if (n.role == Role::mistake) std::cout << " [broken on purpose; --mistakes]";
       if (!n.on_request.empty()) std::cout << " [on request: " << n.on_request << "]";
+      if (!n.needs.empty()) std::cout << " [needs " << n.needs << "]";
       std::cout << '\n';
     }
     return 0;
@@ -192,6 +199,8 @@ bool selected(const Options& opts, const std::string& name, Role role) {
       if (v == name) return true;
     return false;
   }
+  for (const auto& v : opts.except)
+    if (v == name) return false;
   return role != Role::mistake || opts.has("--mistakes");
 }
 

@@ -90,6 +90,17 @@ Options Cli::parse(int argc, const char* const* argv) const {
       }
       if (!any) throw UsageError("--variant: missing version name");
     }
+    else if (arg == "--except") {
+      std::stringstream ss(next());
+      std::string name;
+      while (std::getline(ss, name, ','))
+        if (!name.empty()) o.except.push_back(name);
+      if (o.except.empty()) throw UsageError("--except: missing version name");
+    }
+    else if (arg == "--label") {
+      o.label = next();
+      if (o.label.empty()) throw UsageError("--label: missing text");
+    }
     else if (arg == "--size") o.size = in_range("--size", parse_count("--size", next()), 1, std::int64_t{1} << 50);
     else if (arg == "--iters") o.iters = static_cast<int>(in_range("--iters", parse_count("--iters", next()), 1, 100000));
     else if (arg == "--warmup") o.warmup = static_cast<int>(in_range("--warmup", parse_count("--warmup", next()), 0, 10000));
@@ -137,6 +148,7 @@ std::string Cli::help() const {
   line("--help", "show this help and exit");
   line("--list", "list the versions (name and what it does) and exit");
   line("--variant NAME[,..]", "run only these versions (repeatable)");
+  line("--except NAME[,..]", "run the default versions but these");
   line("--size N", size_help_ + " (default " + std::to_string(default_size_) + "; K/M/G/T suffixes)");
   for (const auto& opt : ints_)
     line(opt.name + " " + opt.value_name, opt.help + " (default " + std::to_string(opt.default_value) + ")");
@@ -147,6 +159,7 @@ std::string Cli::help() const {
   line("--device N", "CUDA device to use (default 0)");
   line("--seed N", "seed of the random input data");
   line("--json FILE", "also write the results as JSON");
+  line("--label TEXT", "name this run's problem shape in the JSON (./tutorial bench)");
   line("--no-verify", "skip verification against the CPU reference");
   h << "\nExit codes: 0 all verified, 1 a version failed or a CUDA error, 2 usage error,\n"
        "77 skipped (no usable GPU, or the GPU lacks what the chapter needs).\n";

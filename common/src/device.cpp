@@ -27,6 +27,10 @@ std::string device_slug(const std::string& name) {
 
 std::string DeviceInfo::slug() const { return device_slug(name); }
 
+std::string machine_name(const DeviceInfo& first, int gpu_count) {
+  return (gpu_count > 1 ? std::to_string(gpu_count) + "x" : std::string()) + first.slug();
+}
+
 bool gpu_available(std::string* reason) {
   int count = 0;
   const cudaError_t err = cudaGetDeviceCount(&count);

@@ -13,6 +13,7 @@
 // and the calculator with cudaOccupancyMaxActiveBlocksPerMultiprocessor.
 #include "steps/occupancy.hpp"
 
+#include "steps/arch.hpp"
 #include "steps/math.hpp"
 
 #include <algorithm>
@@ -45,18 +46,14 @@ ArchLimits arch(int major, int minor, const char* family, int threads_per_sm, in
 }
 
 const std::vector<ArchLimits>& table() {
-  //                                                       threads  blocks  smem/SM  opt-in/block (KiB)
-  static const std::vector<ArchLimits> t{
-      arch(7, 0, "Volta: V100", 2048, 32, 96, 96),
-      arch(7, 5, "Turing: T4, RTX 20", 1024, 16, 64, 64),
-      arch(8, 0, "Ampere: A100, A30", 2048, 32, 164, 163),
-      arch(8, 6, "Ampere: A10, A40, RTX 30", 1536, 16, 100, 99),
-      arch(8, 7, "Ampere: Jetson Orin", 1536, 16, 164, 163),
-      arch(8, 9, "Ada: L4, L40, RTX 40", 1536, 24, 100, 99),
-      arch(9, 0, "Hopper: H100, H200", 2048, 32, 228, 227),
-      arch(10, 0, "Blackwell: B200", 2048, 32, 228, 227),
-      arch(12, 0, "Blackwell: RTX 50", 1536, 24, 100, 99),
-  };
+  // The facts come from the one architecture table (steps/arch.hpp).
+  static const std::vector<ArchLimits> t = [] {
+    std::vector<ArchLimits> out;
+    for (const ArchFacts& f : known_arch_facts())
+      out.push_back(arch(f.cc_major, f.cc_minor, f.family.c_str(), f.max_threads_per_sm, f.max_blocks_per_sm,
+                         std::size_t(f.smem_per_sm_kib), std::size_t(f.smem_per_block_optin_kib)));
+    return out;
+  }();
   return t;
 }
 
@@ -88,8 +85,7 @@ ArchLimits limits_for(int cc_major, int cc_minor) {
   throw std::invalid_argument("the occupancy calculator has no limits for compute capability " +
                               std::to_string(cc_major) + "." + std::to_string(cc_minor) + " (sm_" +
                               std::to_string(cc_major) + std::to_string(cc_minor) + "); it knows " + known +
-                              " (add it to common/src/occupancy.cpp from the CUDA Programming Guide's "
-                              "per-compute-capability table)");
+                              " (add it to the architecture table, common/src/arch.cpp)");
 }
 
 std::vector<ArchLimits> known_architectures() { return table(); }

@@ -1,8 +1,10 @@
 #include "steps/summary.hpp"
 
+#include "steps/arch.hpp"
 #include "steps/memory.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <iostream>
 
@@ -102,6 +104,7 @@ Summary summarize(const ChapterInfo& info, const Options& opts, const std::vecto
   s.iters = opts.iters;
   s.warmup = opts.warmup;
   s.flush_l2 = opts.flush_l2;
+  s.label = opts.label;
   s.aborted = aborted;
   if (!devices.empty()) {
     if (info.peak) s.peak = info.peak(devices.front());
@@ -313,7 +316,11 @@ void print_table(const Summary& s, std::ostream& out, std::ostream& err) {
 Json to_json(const Summary& s, const std::string& date) {
   const ChapterInfo& info = s.info;
   Json j = Json::object();
-  j.set("schema", 3).set("chapter", info.number).set("binary", info.binary).set("title", info.title).set("date", date);
+  j.set("schema", kResultsSchema).set("chapter", info.number).set("binary", info.binary).set("title", info.title)
+      .set("date", date);
+  // The results file this run belongs to ("H200", "2xH200"): named here once.
+  if (!s.devices.empty()) j.set("machine", machine_name(s.devices.front(), static_cast<int>(s.devices.size())));
+  if (!s.label.empty()) j.set("label", s.label);
   auto gpu_json = [](const DeviceInfo& dev) {
     Json gpu = Json::object();
     gpu.set("index", dev.index).set("name", dev.name).set("cc", dev.cc()).set("sms", dev.sm_count)
@@ -323,6 +330,26 @@ Json to_json(const Summary& s, const std::string& date) {
         .set("memory_bytes", static_cast<std::uint64_t>(dev.global_mem_bytes))
         .set("mem_clock_khz", dev.mem_clock_khz).set("bus_bits", dev.mem_bus_bits)
         .set("peak_bandwidth_gbs", dev.peak_bandwidth_gbs);
+    // What the architecture table says of it: rates per SM per clock and the
+    // peaks they give at this GPU's SM count and clock (the roofline's roofs).
+    if (const ArchFacts* a = find_arch_facts(dev.cc_major, dev.cc_minor)) {
+      Json arch = Json::object();
+      arch.set("sm", a->sm()).set("family", a->family).set("fp32_fma_per_clock", a->fp32_fma_per_clock)
+          .set("fp32_tflops", fp32_peak_tflops(dev));
+      Json tensor = Json::object();
+      for (TensorType t : {TensorType::fp16, TensorType::bf16, TensorType::tf32, TensorType::fp8, TensorType::int8})
+        if (a->tensor_flop_per_clock(t) > 0) {
+          std::string name = tensor_type_name(t);
+          for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+          tensor.set(name, tensor_peak_tflops(dev, t));
+        }
+      arch.set("tensor_tflops", tensor).set("max_warps_per_sm", a->max_warps_per_sm())
+          .set("smem_per_sm_kib", a->smem_per_sm_kib);
+      Json feats = Json::array();
+      for (Feature f : a->features) feats.push(feature_name(f));
+      arch.set("features", feats);
+      gpu.set("arch", arch);
+    }
     // The clocks at the end of the run (0: unknown, no NVML).
     if (dev.run_sm_clock_mhz > 0 || dev.run_mem_clock_mhz > 0)
       gpu.set("run_sm_clock_mhz", dev.run_sm_clock_mhz).set("run_mem_clock_mhz", dev.run_mem_clock_mhz);

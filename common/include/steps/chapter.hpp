@@ -45,6 +45,7 @@
 /// selected row skipped), 3 a run did not finish (watchdog).
 #pragma once
 
+#include "steps/arch.hpp"
 #include "steps/cli.hpp"
 #include "steps/compare.hpp"
 #include "steps/device.hpp"
@@ -95,6 +96,14 @@ struct Row {
   /// JSON ("skipped": reason), never fails the run, and a goal that needs it
   /// reads "not measured (skipped: reason)".
   std::function<std::string(const P&, const Run&)> unavailable;
+  /// What the row needs from the GPU and from the binary (optional):
+  /// features from the architecture table (steps/arch.hpp) and a kernel of
+  /// the row whose code must be in the binary for this GPU. Shown by --list;
+  /// asked before the problem is built. A GPU without a feature, or a binary
+  /// whose code for this GPU compiled the kernel's body out, skips the row
+  /// with the reason ("needs TMA (sm_90 or newer); this GPU is sm_86",
+  /// "built for sm_80 ...; rebuild with CMAKE_CUDA_ARCHITECTURES=89").
+  Needs needs;
 };
 
 /// How a group runs (all optional): `steps::group<P>(rows, options)`.
@@ -119,6 +128,7 @@ struct RowName {
   std::string what; ///< description
   Role role;        ///< role
   std::string on_request; ///< the flag its group needs (GroupOptions::on_request), or ""
+  std::string needs = {};  ///< what it needs (Row::needs.describe()), or ""
 };
 
 /// The one-line error for a registry whose names do not add up ("" when they
@@ -184,7 +194,7 @@ public:
 
   std::vector<RowName> names() const override {
     std::vector<RowName> out;
-    for (const auto& r : rows_) out.push_back({r.name, r.what, r.role, options_.on_request});
+    for (const auto& r : rows_) out.push_back({r.name, r.what, r.role, options_.on_request, r.needs.describe()});
     return out;
   }
 
@@ -203,14 +213,30 @@ public:
         return true;
       }
     }
+    // Rows this GPU or this binary cannot serve are skipped before the
+    // problem is built (none is built when no row is left).
+    std::vector<std::string> unmet_why;
+    bool any_left = false;
+    for (const Row<P>* r : chosen) {
+      unmet_why.push_back(r->needs.empty() ? std::string() : unmet(r->needs, run.device()));
+      any_left = any_left || unmet_why.back().empty();
+    }
+    if (!any_left) {
+      for (std::size_t i = 0; i < chosen.size(); ++i) {
+        rows.push_back(start_row(chosen[i]->name, chosen[i]->what, chosen[i]->role, -1));
+        rows.back().skipped = unmet_why[i];
+      }
+      return true;
+    }
     if (options_.before) options_.before(opts, run);
     P problem(opts, run); // only now; a size that does not fit fails here (exit 1, "does not fit")
     const int index = static_cast<int>(problems.size());
     problems.push_back(problem.describe());
-    for (const Row<P>* rp : chosen) {
-      const Row<P>& r = *rp;
+    for (std::size_t i = 0; i < chosen.size(); ++i) {
+      const Row<P>& r = *chosen[i];
       RowResult out = start_row(r.name, r.what, r.role, index);
-      if (r.unavailable) out.skipped = r.unavailable(problem, run);
+      out.skipped = unmet_why[i];
+      if (out.skipped.empty() && r.unavailable) out.skipped = r.unavailable(problem, run);
       if (!out.skipped.empty()) {
         rows.push_back(std::move(out));
         continue;

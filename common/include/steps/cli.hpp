@@ -54,7 +54,9 @@ struct Options {
   int iters = 20;                    ///< --iters: timed runs
   int warmup = 3;                    ///< --warmup: untimed runs first
   int device = 0;                    ///< --device: CUDA ordinal
+  std::vector<std::string> except;   ///< --except: rows left out of the default selection
   std::string json;                  ///< --json FILE: also write results there
+  std::string label;                 ///< --label TEXT: names this run's problem shape in the JSON
   bool verify = true;                ///< cleared by --no-verify
   bool flush_l2 = false;             ///< --flush-l2
   std::uint64_t seed = 2024;         ///< --seed: random input data

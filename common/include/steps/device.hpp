@@ -57,6 +57,11 @@ double theoretical_bandwidth_gbs(int mem_clock_khz, int bus_width_bits);
 /// characters other than letters, digits, '-' and '_' into '_'.
 std::string device_slug(const std::string& name);
 
+/// The name of a run's results file (docs/results/NAME.json), the one place
+/// it is made: the slug of the first GPU, with "Nx" before it for a run on
+/// N > 1 GPUs ("H200", "2xH200").
+std::string machine_name(const DeviceInfo& first, int gpu_count);
+
 /// True when at least one usable CUDA GPU exists; otherwise false with the
 /// reason (no driver, no device, ...) in `reason`. Never throws.
 bool gpu_available(std::string* reason = nullptr);

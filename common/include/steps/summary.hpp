@@ -199,6 +199,7 @@ struct Summary {
   int iters = 0;                    ///< --iters
   int warmup = 0;                   ///< --warmup
   bool flush_l2 = false;            ///< --flush-l2
+  std::string label;                ///< --label: the problem shape's name ("" = the default problem)
   std::vector<OptionValue> options; ///< every chapter option as used
   Peak peak;                        ///< the chapter's peak on devices[0]
   std::vector<RowSummary> rows;     ///< in registry order
@@ -229,5 +230,10 @@ void print_table(const Summary& s, std::ostream& out, std::ostream& err);
 
 /// The JSON document of a run (schema 3; its fields: docs/results.md).
 Json to_json(const Summary& s, const std::string& date);
+
+/// The version of the JSON that to_json() writes (docs/results.md describes
+/// it; tools/runs.py refuses any other, and a host test checks every file in
+/// docs/results against it).
+constexpr int kResultsSchema = 4;
 
 } // namespace steps
