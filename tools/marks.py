@@ -45,7 +45,9 @@ from runs import goal_list, load, peak_of, bound_ms
 #              bench_shapes, named by its label or a unique prefix of it
 #              ("NN@6144" for "NN@6144 x 6144 x 1280"); no spaces (write '_'
 #              for one: "NN@big_shape" for "NN@big shape"), ':' or '()'
-#   MACHINE := the results file, docs/results/MACHINE.json (default: H200)
+#   MACHINE := the results file, docs/results/MACHINE.json (default: the
+#              machine rendered: the reference named in docs/results/REFERENCE,
+#              or the learner's own GPU in ./tutorial docs)
 #   FIELD   := value    the row's metric (GB/s, TFLOP/s, ...)
 #            | gbps | tflops   bytes / time, flops / time (any chapter)
 #            | ms | median     median time in ms;  us: in microseconds
@@ -88,10 +90,33 @@ class MarkError(Exception):
     pass
 
 
+def reference_machine(root):
+    """The course's reference GPU: the results file the shipped lessons render (docs/results/REFERENCE, one
+    line, e.g. "H200"). Named there once; nothing else in tools/ names a machine."""
+    path = os.path.join(root, "docs", "results", "REFERENCE")
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as f:
+            return f.read().strip()
+    return None
+
+
+# A GPU's name in prose: "on the <!--gpu-->H200<!--/gpu-->": the name of the
+# machine the lesson is rendered for (the reference, or the learner's GPU).
+GPU_MARK = re.compile(r"<!--gpu-->(?P<text>[^<]*)<!--/gpu-->")
+# A checked claim: a comparison that must hold on every measured GPU,
+#   v4 beats v3<!--claim:06:v4:value > 06:v3:value-->
+# or, when its wording names the GPU it holds on, on that GPU only:
+#   on the H200, three streams beat two<!--claim@H200:08:streams_3:value > 08:streams_2:value-->
+# Each side is a marker expression (EXPR, below); OP is <, <=, > or >=.
+# Without @MACHINE it is checked on every results file that holds its runs
+# (at least one must); a claim false on one fails ./tutorial check.
+CLAIM_MARK = re.compile(r"<!--claim(?:@(?P<machine>[A-Za-z0-9_-]+))?:(?P<lhs>.*?)(?P<op><=|>=|<|>)(?P<rhs>.*?)-->")
+
+
 class Results:
     """The runs of every docs/results/*.json, to resolve markers against."""
 
-    def __init__(self, root):
+    def __init__(self, root, machine=None):
         self.machines = {}
         self.profiles = {}
         for path in sorted(glob.glob(os.path.join(root, "docs", "results", "*.json"))):
@@ -100,7 +125,18 @@ class Results:
                 self.profiles[name[: -len(".profile")]] = load(path)
             else:
                 self.machines[name] = load(path)
-        self.default = "H200" if "H200" in self.machines else (sorted(self.machines) or [None])[0]
+        ref = reference_machine(root)
+        self.reference = ref if ref in self.machines else (sorted(self.machines) or [None])[0]
+        # The machine a marker without MACHINE/ reads: the one asked for (a
+        # learner's own GPU, ./tutorial docs), else the course's reference.
+        self.default = machine if machine in self.machines else self.reference
+
+    def gpu_name(self, machine=None):
+        """The GPU's name of a machine file, without "NVIDIA " ("H200", "H100 80GB HBM3")."""
+        data = self.machines.get(machine or self.default) or {}
+        name = (data.get("gpu") or {}).get("name", machine or self.default or "?")
+        count = data.get("gpu_count", 1)
+        return (f"{count} x " if count > 1 else "") + re.sub(r"^NVIDIA ", "", name)
 
     def profile(self, machine, test, name):
         """A value a profile test measured (./tutorial bench --profile)."""
@@ -320,7 +356,7 @@ def marked_files(root):
 def render_marks(results, path, rel, check, problems):
     """Rewrites (or checks) the marked numbers of one file; returns its new text or None."""
     text = open(path, encoding="utf-8").read()
-    if "n:" not in text:
+    if "n:" not in text and "<!--gpu-->" not in text and "<!--claim" not in text:
         return None
     lines = text.split("\n")
     md = path.endswith(".md")
@@ -347,6 +383,9 @@ def render_marks(results, path, rel, check, problems):
                                     f" the results give '{want}'")
                 return f"<!--n:{m.group('expr')}-->{want}"
             lines[k] = MD_MARK.sub(sub, line)
+            lines[k] = GPU_MARK.sub(lambda m: f"<!--gpu-->{results.gpu_name()}<!--/gpu-->", lines[k])
+            for m in CLAIM_MARK.finditer(line):
+                problems.extend(f"{where}: {p}" for p in check_claim(results, m, line))
             continue
         # Only comment text counts: from "//" on, or a whole line inside /* ... */.
         comment = line.find("//")
@@ -376,9 +415,48 @@ def render_marks(results, path, rel, check, problems):
     return new if new != text else None
 
 
-def render_numbers(root, check):
+def with_machine(results, machine):
+    """A view of `results` whose unqualified references read `machine`."""
+    view = object.__new__(Results)
+    view.__dict__.update(results.__dict__)
+    view.default = machine
+    return view
+
+
+def check_claim(results, m, line):
+    """The problems of one claim: false on a GPU, on none measured, or naming no GPU when it holds on one."""
+    ops = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
+    text = f"claim {m.group('lhs').strip()} {m.group('op')} {m.group('rhs').strip()}"
+    only = m.group("machine")
+    if only:
+        if only not in results.machines:
+            return [f"{text}: no results file docs/results/{only}.json"]
+        short = re.sub(r"^NVIDIA ", "", results.gpu_name(only)).split()[0]
+        prose = CLAIM_MARK.sub("", line)
+        if short not in prose:
+            return [f"{text}: holds on {only} only, and its sentence must say so (name '{short}' on its line)"]
+    out, checked = [], 0
+    for machine in ([only] if only else sorted(results.machines)):
+        view = with_machine(results, machine)
+        try:
+            lhs, _ = evaluate(view, m.group("lhs"))
+            rhs, _ = evaluate(view, m.group("rhs"))
+        except MarkError as e:
+            if only:
+                return [f"{text}: {e}"]
+            continue  # this GPU's file does not hold these runs (another GPU count, or not run there)
+        checked += 1
+        if not ops[m.group("op")](lhs, rhs):
+            out.append(f"{text}: false on {machine} ({lhs:.4g} {m.group('op')} {rhs:.4g} does not hold); reword it,"
+                       f" or name the GPU it holds on (<!--claim@GPU:...-->)")
+    if not checked:
+        out.append(f"{text}: no results file holds its runs")
+    return out
+
+
+def render_numbers(root, check, machine=None):
     """Every marked number of the chapters' lessons and sources; returns the problem lines."""
-    results = Results(root)
+    results = Results(root, machine)
     problems = []
     for path in marked_files(root):
         rel = os.path.relpath(path, root)

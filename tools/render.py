@@ -89,3 +89,32 @@ def render(root, check=False):
         print(f"results: {len(problems)} problem(s) with marked numbers "
               "(run: tools/results.py render . to rewrite them; fix the markers that cannot be resolved)")
     return 1 if stale or problems else 0
+
+
+def render_for(root, path, machine):
+    """One lesson's text rendered for `machine` (a learner's own GPU, ./tutorial docs): its marked numbers
+    and GPU names read that machine's file, and the reference machine's results blocks show that machine's
+    table. Writes nothing; the text is returned (the docs build reads it through its Markdown filter)."""
+    text = open(path, encoding="utf-8").read()
+    results = marks.Results(root, machine)
+    if results.default == results.reference:
+        return text  # the reference: the lesson as committed
+    data = results.machines[results.default]
+    ref = results.reference
+    num = re.match(r"(\d\d)_", os.path.basename(os.path.dirname(os.path.abspath(path))))
+    if num and num.group(1) not in data["chapters"]:
+        return text  # the chapter did not run on that GPU: the reference's numbers, under the reference's name
+    for num, runs in runs_by_chapter(data).items():
+        r = runs.get(num)
+        if r is not None:
+            text = replace_block(text, f"{num}:{ref}", tables.markdown_table(r))
+    problems = []
+    new = marks.render_marks(results, path, path, False, problems)
+    return text if new is None else _merge_blocks(new, text, ref)
+
+
+def _merge_blocks(marked, blocks, ref):
+    """The marked text with the results blocks of `blocks` (both come from one file)."""
+    pat = re.compile(rf"<!-- results:([^:]+):{re.escape(ref)}:begin -->\n.*?<!-- results:\1:{re.escape(ref)}:end -->", re.S)
+    found = {m.group(1): m.group(0) for m in pat.finditer(blocks)}
+    return pat.sub(lambda m: found.get(m.group(1), m.group(0)), marked)

@@ -12,10 +12,10 @@
   results.py goals docs/results/H200.json
       Prints the goal table: every goal of every chapter, a ratio of two rows
       measured in the same run, against its threshold. Exits 1 if one is not met.
-  results.py label FILE TEXT
-      Marks one program run as an extra problem shape of its chapter (from the
-      chapter's bench_shapes file): merged under "NN@TEXT", shown in the goal
-      table and in the lesson's shapes table, not in its main table.
+  results.py lesson FILE [--root ROOT] [--machine NAME]
+      Prints one lesson rendered for another GPU's results file (./tutorial
+      docs, for a learner who ran ./tutorial bench): its numbers, GPU names
+      and results table read docs/results/NAME.json instead of the reference.
   results.py render ROOT [--check]
       Regenerates, from docs/results/*.json, the measured-results tables in the
       lessons, the marked numbers of lessons and code banners and, when
@@ -25,7 +25,7 @@
 
 The JSON says what each number is (docs/results.md): the metric and its unit,
 each row's role, the chapter's peak, the goals with their rows. Nothing here
-guesses. Jobs: runs.py (merge, label, goals), tables.py (lesson tables),
+guesses. Jobs: runs.py (schema check, merge, goals), tables.py (lesson tables),
 marks.py (marked numbers), charts.py and hooks.py (figures), render.py.
 Standard library only, except matplotlib for charts.
 """
@@ -34,7 +34,7 @@ import sys
 
 import runs
 from marks import MarkError, Results, evaluate  # noqa: F401  (the tests reach them through this module)
-from render import render
+from render import render, render_for
 from tables import markdown_table  # noqa: F401
 
 
@@ -46,22 +46,23 @@ def main():
     m.add_argument("inputs", nargs="+")
     g = sub.add_parser("goals")
     g.add_argument("file")
-    lb = sub.add_parser("label")
-    lb.add_argument("file")
-    lb.add_argument("text")
     mc = sub.add_parser("machines")
     mc.add_argument("inputs", nargs="+")
+    lf = sub.add_parser("lesson")
+    lf.add_argument("file")
+    lf.add_argument("--root", default=".")
+    lf.add_argument("--machine", default="")
     r = sub.add_parser("render")
     r.add_argument("root")
     r.add_argument("--check", action="store_true", help="only check that the lessons are up to date")
     a = p.parse_args()
-    if a.cmd == "label":
-        runs.label(a.file, a.text)
-        return 0
     if a.cmd == "merge":
         return runs.merge(a.dir, a.inputs)
     if a.cmd == "machines":
         print("\n".join(sorted({runs.machine(runs.load(x)) for x in a.inputs})))
+        return 0
+    if a.cmd == "lesson":
+        sys.stdout.write(render_for(a.root, a.file, a.machine or None))
         return 0
     if a.cmd == "goals":
         return runs.goals(a.file)

@@ -1,4 +1,4 @@
-"""Run files of the chapter programs (docs/results.md describes their JSON): merge, label, the goal table.
+"""Run files of the chapter programs (docs/results.md describes their JSON): schema check, merge, the goal table.
 
 Everything here reads what a run states (its metric, peak, roles, goals and
 each row's ratios and % of peak, decided by the C++ summary); nothing is
@@ -9,9 +9,43 @@ import os
 import re
 
 
+# The versions of the run JSON this module reads (docs/results.md): the
+# chapter programs write SCHEMA (steps::kResultsSchema); older committed files
+# keep theirs. Any other version is refused, not read with gaps.
+SCHEMA = 4
+READABLE = (2, 3, 4)
+
+
+class SchemaError(Exception):
+    pass
+
+
+def check_run(r, where):
+    """Refuses a run whose schema this module does not know, or that lacks a field its schema has."""
+    v = r.get("schema")
+    if v not in READABLE:
+        raise SchemaError(f"{where}: schema {v!r} is not one this tool reads ({', '.join(map(str, READABLE))})")
+    need = ["chapter", "binary", "title", "date", "gpu", "gpu_count", "metric", "rows", "goals", "exit_code"]
+    if v >= 3:
+        need += ["notes", "options"]
+    if v >= 4:
+        need += ["machine"]
+    missing = [k for k in need if k not in r]
+    if missing:
+        raise SchemaError(f"{where}: schema {v} run lacks {', '.join(missing)}")
+    return r
+
+
 def load(path):
+    """A run file or a machine's merged file, checked against its schema."""
     with open(path, encoding="utf-8") as f:
-        return json.load(f)
+        data = json.load(f)
+    if "chapters" in data:  # docs/results/MACHINE.json: {gpu, gpu_count, chapters: {key: run}}
+        for k, r in data["chapters"].items():
+            check_run(r, f"{path} [{k}]")
+    elif "rows" in data:  # one run of one chapter program
+        check_run(data, path)
+    return data
 
 
 def save(path, data):
@@ -26,18 +60,8 @@ def key(r):
 
 
 def machine(r):
-    """The results file a run belongs to: "H200", or "2xH200" for a 2-GPU run."""
-    name = re.sub(r"^NVIDIA ", "", r["gpu"]["name"])
-    slug = re.sub(r"[^A-Za-z0-9_-]", "_", name)
-    count = r.get("gpu_count", 1)
-    return (f"{count}x" if count > 1 else "") + slug
-
-
-def label(path, text):
-    """Marks one run as an extra problem shape of its chapter (a line of its bench_shapes)."""
-    r = load(path)
-    r["label"] = text
-    save(path, r)
+    """The results file a run belongs to ("H200", "2xH200"), as the program named it (steps::machine_name)."""
+    return r["machine"]
 
 
 def merge(out_dir, inputs):

@@ -29,8 +29,9 @@ def read(path):
         return f.read()
 
 RUN = {
-    "schema": 2, "chapter": "42", "binary": "ch42_demo", "title": "Demo", "date": "2026-11-30T00:00:00Z",
-    "gpu": {"name": "NVIDIA H200", "sms": 132}, "problem": "demo", "iters": 5, "metric": "GB/s",
+    "schema": 4, "chapter": "42", "binary": "ch42_demo", "title": "Demo", "date": "2026-11-30T00:00:00Z",
+    "machine": "H200", "gpu": {"name": "NVIDIA H200", "sms": 132}, "gpu_count": 1, "notes": [], "options": {},
+    "exit_code": 0, "problem": "demo", "iters": 5, "metric": "GB/s",
     "peak": {"label": "DRAM", "value": 4000.0, "unit": "GB/s", "how": "test"},
     "baseline": "vendor_copy", "best": "fast",
     "goals": [{"numerator_row": "fast", "denominator": "vendor_copy", "threshold": 0.9, "text": ">= 0.90x vendor_copy",
@@ -199,6 +200,82 @@ class Marks(unittest.TestCase):
     def test_the_course_is_up_to_date(self):
         rc, out = self.run_tool("render", "--check", ROOT)
         self.assertEqual(rc, 0, out)
+
+
+class Claims(Marks):
+    """Checked claims: a comparison in prose holds on every measured GPU, or names the GPU it holds on; and a
+    lesson renders the GPU it is read for."""
+
+    def setUp(self):
+        super().setUp()
+        slower = json.loads(json.dumps(RUN))
+        slower["machine"] = "H100"
+        slower["gpu"] = {"name": "NVIDIA H100", "sms": 132}
+        slower["rows"][1]["value"] = 3950.0  # "slow" beats "fast" on this GPU
+        with open(os.path.join(self.dir, "docs", "results", "H100.json"), "w") as f:
+            json.dump({"gpu": slower["gpu"], "gpu_count": 1, "chapters": {"42": slower}}, f)
+        with open(os.path.join(self.dir, "docs", "results", "REFERENCE"), "w") as f:
+            f.write("H200\n")
+
+    def check(self, text):
+        with open(self.lesson, "w") as f:
+            f.write(LESSON + text)
+        self.run_tool("render", self.dir)  # the numbers (a claim is only checked, never rewritten)
+        return self.run_tool("render", self.dir, "--check")
+
+    def test_a_claim_false_on_one_gpu_fails(self):
+        rc, out = self.check("fast beats slow<!--claim:42:fast:value > 42:slow:value-->.\n")
+        self.assertEqual(rc, 1, out)
+        self.assertIn("false on H100", out)
+        self.assertNotIn("false on H200", out)
+
+    def test_a_claim_that_holds_everywhere_passes(self):
+        rc, out = self.check("fast beats the copy's half<!--claim:42:fast:value > 0.5 * 42:vendor_copy:value-->.\n")
+        self.assertEqual(rc, 0, out)
+
+    def test_a_claim_on_one_gpu_must_name_it(self):
+        rc, out = self.check("On the H200, fast beats slow<!--claim@H200:42:fast:value > 42:slow:value-->.\n")
+        self.assertEqual(rc, 0, out)
+        rc, out = self.check("Fast beats slow<!--claim@H200:42:fast:value > 42:slow:value-->.\n")
+        self.assertEqual(rc, 1, out)
+        self.assertIn("must say so", out)
+
+    def test_the_gpu_name_follows_the_rendered_machine(self):
+        with open(self.lesson, "w") as f:
+            f.write(LESSON + "Measured on the <!--gpu-->X<!--/gpu-->.\n")
+        self.assertEqual(self.run_tool("render", self.dir)[0], 0)
+        self.assertIn("<!--gpu-->H200<!--/gpu-->", read(self.lesson))
+        rc, out = self.run_tool("lesson", self.lesson, "--root", self.dir, "--machine", "H100")
+        self.assertEqual(rc, 0, out)
+        self.assertIn("<!--gpu-->H100<!--/gpu-->", out)
+        self.assertIn("<!--n:42:fast:value/42:slow:value-->0.99x", out)  # H100's numbers, H200's on disk
+
+
+class Schema(unittest.TestCase):
+    """The results format has one source of truth: the version the C++ writes is the one this reader and
+    docs/results.md name, and every committed file reads without error."""
+
+    def test_versions_agree(self):
+        import re
+        cpp = read(os.path.join(ROOT, "common", "include", "steps", "summary.hpp"))
+        self.assertEqual(int(re.search(r"kResultsSchema = (\d+);", cpp).group(1)), results.runs.SCHEMA)
+        doc = read(os.path.join(ROOT, "docs", "results.md"))
+        self.assertIn(f"| `schema` | {results.runs.SCHEMA};", doc)
+
+    def test_committed_files(self):
+        import glob
+        files = [p for p in glob.glob(os.path.join(ROOT, "docs", "results", "*.json"))
+                 if not p.endswith(".profile.json")]
+        self.assertTrue(files)
+        for path in files:
+            data = results.runs.load(path)  # raises SchemaError on a version or field it does not know
+            self.assertTrue(data["chapters"], path)
+
+    def test_refuses_unknown(self):
+        with self.assertRaises(results.runs.SchemaError):
+            results.runs.check_run(dict(RUN, schema=99), "test")
+        with self.assertRaises(results.runs.SchemaError):
+            results.runs.check_run({k: v for k, v in RUN.items() if k != "machine"}, "test")
 
 
 if __name__ == "__main__":

@@ -147,7 +147,8 @@ TEST_CASE("json: says what every number is", "[summary]") {
                                      row("fast", steps::Role::version, 1e9, 0.3125)};
   const auto s = steps::summarize(chapter(), opts, {device()}, {"p"}, rows, false);
   const std::string j = steps::to_json(s, "2026-01-01T00:00:00Z").dump();
-  CHECK(j.find("\"schema\": 3") != std::string::npos);
+  CHECK(j.find("\"schema\": " + std::to_string(steps::kResultsSchema)) != std::string::npos);
+  CHECK(j.find("\"machine\": ") != std::string::npos); // the results file's name, made in C++ only
   CHECK(j.find("\"role\": \"reference\"") != std::string::npos);
   CHECK(j.find("\"ranked\": false") != std::string::npos);
   CHECK(j.find("\"label\": \"DRAM\"") != std::string::npos);
@@ -155,6 +156,11 @@ TEST_CASE("json: says what every number is", "[summary]") {
   CHECK(j.find("\"numerator_row\": \"fast\"") != std::string::npos);
   CHECK(j.find("\"gpu_count\": 1") != std::string::npos);
   CHECK(j.find("\"exit_code\": 0") != std::string::npos);
+  CHECK(j.find("\"label\": \"short K\"") == std::string::npos); // no --label: the default problem
+  steps::Options labelled;
+  labelled.label = "short K";
+  const auto s2 = steps::summarize(chapter(), labelled, {device()}, {"p"}, rows, false);
+  CHECK(steps::to_json(s2, "2026-01-01T00:00:00Z").dump().find("\"label\": \"short K\"") != std::string::npos);
 }
 
 TEST_CASE("summary: your row's speedup only over the same problem", "[summary]") {
