@@ -140,10 +140,20 @@ std::vector<steps::GroupPtr> registry() {
       add_row("grid_stride", "v2: one full wave of blocks, grid-stride loop", Role::version,
               [](VectorAdd& p, cudaStream_t s) { v2::launch(p.a(), p.b(), p.c(), p.n(), p.dev(), s); }),
       add_row("float4", "v3: v2 with 16-byte float4 accesses, scalar head and tail", Role::version,
-              [](VectorAdd& p, cudaStream_t s) { v3::launch(p.a(), p.b(), p.c(), p.n(), p.dev(), s); }),
+              [](VectorAdd& p, cudaStream_t s) {
+                if (v3::usable(p.a(), p.b(), p.c(), p.n()))
+                  v3::launch(p.a(), p.b(), p.c(), p.n(), p.dev(), s);
+                else
+                  v2::launch(p.a(), p.b(), p.c(), p.n(), p.dev(), s); // no common float4 view
+              }),
       add_row("float4_one_per_thread", "v4: v3's float4 with v1's grid: one float4 per thread, no loop",
               Role::version,
-              [](VectorAdd& p, cudaStream_t s) { v4::launch(p.a(), p.b(), p.c(), p.n(), p.dev(), s); }),
+              [](VectorAdd& p, cudaStream_t s) {
+                if (v4::usable(p.a(), p.b(), p.c(), p.n()))
+                  v4::launch(p.a(), p.b(), p.c(), p.n(), p.dev(), s);
+                else
+                  v2::launch(p.a(), p.b(), p.c(), p.n(), p.dev(), s); // no common float4 view
+              }),
       add_row("mistake_index_product", "index = blockIdx.x * threadIdx.x", Role::mistake,
               [](VectorAdd& p, cudaStream_t s) { mistakes::index_product(p.a(), p.b(), p.c(), p.n(), s); }),
       add_row("mistake_too_few_blocks", "n / 256 blocks: the tail gets no thread", Role::mistake,

@@ -3,7 +3,8 @@
 // and watch the checks catch each one. None of them is a compile error.
 #pragma once
 
-#include "v1_one_per_thread.cuh"
+#include "block_size.cuh"        // kThreads
+#include "v1_one_per_thread.cuh" // v1's kernel, launched with the wrong grids
 
 #include "steps/error.hpp"
 

@@ -8,19 +8,15 @@
 // Correct for every n up to 2^31 blocks * 256. Fast enough to reach 83% {n:01:one_per_thread:pbase|.0f}
 // of cudaMemcpy's bandwidth on an H200, but it launches half a million blocks
 // for n = 2^27, and each thread does one small load per array.
+//
+// The block size every version launches (kThreads) lives in block_size.cuh.
 #pragma once
+
+#include "block_size.cuh" // kThreads
 
 #include "steps/launch.cuh"
 
 #include "steps/error.hpp"
-
-namespace ch01 {
-
-/// 256 threads per block in every version: a multiple of the 32-thread warp,
-/// and small enough that 8 blocks fit on each SM (2048 resident threads on Hopper).
-constexpr int kThreads = 256;
-
-} // namespace ch01
 
 namespace ch01::v1 {
 

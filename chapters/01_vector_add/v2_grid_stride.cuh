@@ -8,7 +8,9 @@
 // each step (coalesced: chapter 02).
 #pragma once
 
-#include "v1_one_per_thread.cuh" // kThreads
+#include "block_size.cuh" // kThreads
+
+#include "steps/launch.cuh"
 
 #include "steps/error.hpp"
 

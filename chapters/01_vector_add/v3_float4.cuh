@@ -14,15 +14,17 @@
 //   - "tail": the last (n - head) % 4 elements, one by one.
 // This only works when a, b and c are misaligned by the same amount (the same
 // head brings all three to a boundary). When they are not, no float4 view of
-// all three exists and the launcher falls back to version 2.
+// all three exists (usable() says so) and the chapter's row runs version 2.
+// The test and the head are in float4_view.cuh, where version 4 finds them.
 #pragma once
 
-#include "v2_grid_stride.cuh"
+#include "block_size.cuh"  // kThreads
+#include "float4_view.cuh" // common_head: head, float4 body, tail
 
 #include "steps/error.hpp"
+#include "steps/launch.cuh"
 
-#include <algorithm>
-#include <cstdint>
+#include <stdexcept>
 
 namespace ch01::v3 {
 
@@ -46,27 +48,18 @@ __global__ void add_float4(const float* a, const float* b, float* c, std::size_t
   if (tail + t < n) c[tail + t] = a[tail + t] + b[tail + t];
 }
 
-/// Bytes past the last 16-byte boundary.
-inline std::uintptr_t misalignment(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16; }
-
-/// The head: how many leading elements (0 to 3, at most n) bring a, b and c
-/// to a 16-byte boundary together. False when they are misaligned by
-/// different amounts: then no float4 view of all three exists.
-inline bool common_head(const float* a, const float* b, const float* c, std::size_t n, std::size_t& head) {
-  const std::uintptr_t m = misalignment(c);
-  if (misalignment(a) != m || misalignment(b) != m) return false;
-  head = std::min<std::size_t>(n, (16 - m) % 16 / sizeof(float));
-  return true;
+/// True when a, b and c have a common float4 view (float4_view.cuh).
+inline bool usable(const float* a, const float* b, const float* c, std::size_t n) {
+  std::size_t head = 0;
+  return float4_view::common_head(a, b, c, n, head);
 }
 
+/// Only where usable(); the chapter's row runs version 2 elsewhere.
 inline void launch(const float* a, const float* b, float* c, std::size_t n, const steps::DeviceInfo& dev,
                    cudaStream_t stream) {
   if (n == 0) return;
   std::size_t head = 0;
-  if (!common_head(a, b, c, n, head)) { // no common float4 view
-    v2::launch(a, b, c, n, dev, stream);
-    return;
-  }
+  if (!float4_view::common_head(a, b, c, n, head)) throw std::logic_error("v3: a, b and c have no common float4 view");
   add_float4<<<steps::full_wave_blocks(dev, (n - head) / 4 + 1, kThreads), kThreads, 0, stream>>>(a, b, c, n, head);
   CUDA_CHECK_LAUNCH();
 }

@@ -18,17 +18,19 @@
 // 1.04x {n:01:float4_one_per_thread:base|.2f} cudaMemcpy device-to-device,
 // which moves 8 bytes per element where vector add moves 12.
 //
-// Same alignment rules as version 3 (its helpers): when a, b and c are not
-// misaligned alike there is no common float4 view, and the launcher falls
-// back to version 2.
+// Same alignment rules as version 3 (float4_view.cuh): when a, b and c are
+// not misaligned alike there is no common float4 view (usable() says so),
+// and the chapter's row runs version 2.
 #pragma once
 
-#include "v3_float4.cuh"
+#include "block_size.cuh"  // kThreads
+#include "float4_view.cuh" // common_head: v3's head, float4 body, tail
 
 #include "steps/error.hpp"
+#include "steps/launch.cuh"
 
 #include <algorithm>
-#include <cstdint>
+#include <stdexcept>
 
 namespace ch01::v4 {
 
@@ -47,14 +49,18 @@ __global__ void add_float4_one_per_thread(const float* a, const float* b, float*
   if (tail + i < n) c[tail + i] = a[tail + i] + b[tail + i];
 }
 
+/// True when a, b and c have a common float4 view (float4_view.cuh).
+inline bool usable(const float* a, const float* b, const float* c, std::size_t n) {
+  std::size_t head = 0;
+  return float4_view::common_head(a, b, c, n, head);
+}
+
+/// Only where usable(); the chapter's row runs version 2 elsewhere.
 inline void launch(const float* a, const float* b, float* c, std::size_t n, const steps::DeviceInfo& dev,
                    cudaStream_t stream) {
   if (n == 0) return;
   std::size_t head = 0;
-  if (!v3::common_head(a, b, c, n, head)) { // no common float4 view
-    v2::launch(a, b, c, n, dev, stream);
-    return;
-  }
+  if (!float4_view::common_head(a, b, c, n, head)) throw std::logic_error("v4: a, b and c have no common float4 view");
   // One thread per float4, at least one block (for a head or tail alone).
   const std::size_t blocks = std::max<std::size_t>(1, steps::ceil_div<std::size_t>((n - head) / 4, kThreads));
   add_float4_one_per_thread<<<static_cast<unsigned int>(blocks), kThreads, 0, stream>>>(a, b, c, n, head);

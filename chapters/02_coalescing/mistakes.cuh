@@ -3,7 +3,8 @@
 // and watch the check catch it. It compiles, runs, and is fast.
 #pragma once
 
-#include "v3_vector_width.cuh" // kThreads, require_aligned
+#include "aligned.cuh"    // require_aligned
+#include "block_size.cuh" // kThreads
 
 #include "steps/error.hpp"
 
@@ -23,7 +24,7 @@ __global__ void copy_float4_no_tail(const float* __restrict__ in, float* __restr
 
 inline void float4_no_tail(const float* in, float* out, std::size_t n, const steps::DeviceInfo& dev, cudaStream_t s) {
   if (n / 4 == 0) return;
-  v3::require_aligned(in, out, sizeof(float4));
+  aligned::require_aligned(in, out, sizeof(float4));
   copy_float4_no_tail<<<steps::full_wave_blocks(dev, n / 4, kThreads), kThreads, 0, s>>>(in, out, n);
   CUDA_CHECK_LAUNCH();
 }

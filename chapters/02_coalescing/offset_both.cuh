@@ -11,7 +11,8 @@
 // store sectors and DRAM traffic of both).
 #pragma once
 
-#include "v1_strided.cuh" // kThreads, copy_strided
+#include "block_size.cuh"   // kThreads
+#include "strided_copy.cuh" // copy_strided: v1's loop
 
 #include "steps/error.hpp"
 
@@ -20,7 +21,7 @@ namespace ch02::offset_both {
 // The same loop as copy_offset (version 2), under its own name for the
 // profiler; both pointers arrive shifted.
 __global__ void copy_offset_both(const float* __restrict__ in, float* __restrict__ out, std::size_t n) {
-  v1::copy_strided<1>(in, out, n);
+  strided_copy::copy_strided<1>(in, out, n);
 }
 
 /// out[offset + i] = in[offset + i] for i < n_in - offset (nothing when

@@ -21,21 +21,18 @@
 //
 // One kernel per stride (a template body behind distinct names), so that
 // Nsight Compute can pick each one by name: copy_stride_01 ... copy_stride_32.
+// The body, copy_strided<S>, is in strided_copy.cuh: version 2 and the
+// offset_both reference row run its S = 1 under names of their own.
 #pragma once
+
+#include "block_size.cuh"   // kThreads
+#include "strided_copy.cuh" // copy_strided: the loop, a template on S
 
 #include "steps/error.hpp"
 #include "steps/launch.cuh"
 
 #include <stdexcept>
 #include <string>
-
-namespace ch02 {
-
-/// 256 threads per block in every version: a multiple of the 32-thread warp,
-/// and small enough that 8 blocks fit on each SM (2048 resident threads on Hopper).
-constexpr int kThreads = 256;
-
-} // namespace ch02
 
 namespace ch02::v1 {
 
@@ -45,28 +42,23 @@ using steps::grid_size;
 // Grid-stride loop (chapter 01): one full wave of blocks walks all outputs.
 // __restrict__ promises that in and out do not overlap, so the compiler may
 // keep several loads in flight before the stores.
-template <int S>
-__device__ void copy_strided(const float* __restrict__ in, float* __restrict__ out, std::size_t n_out) {
-  for (std::size_t i = global_index(); i < n_out; i += grid_size()) out[i] = in[i * S];
-}
-
 __global__ void copy_stride_01(const float* __restrict__ in, float* __restrict__ out, std::size_t n_out) {
-  copy_strided<1>(in, out, n_out);
+  strided_copy::copy_strided<1>(in, out, n_out);
 }
 __global__ void copy_stride_02(const float* __restrict__ in, float* __restrict__ out, std::size_t n_out) {
-  copy_strided<2>(in, out, n_out);
+  strided_copy::copy_strided<2>(in, out, n_out);
 }
 __global__ void copy_stride_04(const float* __restrict__ in, float* __restrict__ out, std::size_t n_out) {
-  copy_strided<4>(in, out, n_out);
+  strided_copy::copy_strided<4>(in, out, n_out);
 }
 __global__ void copy_stride_08(const float* __restrict__ in, float* __restrict__ out, std::size_t n_out) {
-  copy_strided<8>(in, out, n_out);
+  strided_copy::copy_strided<8>(in, out, n_out);
 }
 __global__ void copy_stride_16(const float* __restrict__ in, float* __restrict__ out, std::size_t n_out) {
-  copy_strided<16>(in, out, n_out);
+  strided_copy::copy_strided<16>(in, out, n_out);
 }
 __global__ void copy_stride_32(const float* __restrict__ in, float* __restrict__ out, std::size_t n_out) {
-  copy_strided<32>(in, out, n_out);
+  strided_copy::copy_strided<32>(in, out, n_out);
 }
 
 /// Results of a stride-`stride` copy of an `n_in`-float input: in[0],

@@ -14,7 +14,8 @@
 // need aligned addresses.
 #pragma once
 
-#include "v1_strided.cuh" // kThreads, copy_strided
+#include "block_size.cuh"   // kThreads
+#include "strided_copy.cuh" // copy_strided: v1's loop
 
 #include "steps/error.hpp"
 
@@ -22,7 +23,7 @@ namespace ch02::v2 {
 
 // The same loop as copy_stride_01, under its own name for the profiler.
 __global__ void copy_offset(const float* __restrict__ in, float* __restrict__ out, std::size_t n) {
-  v1::copy_strided<1>(in, out, n);
+  strided_copy::copy_strided<1>(in, out, n);
 }
 
 /// out[i] = in[offset + i] for i < n_in - offset (nothing when offset >= n_in).

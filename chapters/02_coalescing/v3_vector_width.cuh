@@ -18,7 +18,8 @@
 // with float4, against 3048 GB/s {n:02:stride_1:gbps} for one float per thread.
 #pragma once
 
-#include "v1_strided.cuh" // kThreads
+#include "aligned.cuh"    // require_aligned
+#include "block_size.cuh" // kThreads
 
 #include "steps/error.hpp"
 #include "steps/math.hpp"
@@ -53,22 +54,16 @@ __global__ void copy_float4(const float* __restrict__ in, float* __restrict__ ou
   copy_vectors<float4>(in, out, n);
 }
 
-/// Throws unless in and out are aligned for `bytes`-wide accesses.
-inline void require_aligned(const float* in, const float* out, std::size_t bytes) {
-  if (!steps::is_aligned(in, bytes) || !steps::is_aligned(out, bytes))
-    throw std::invalid_argument("ch02: vector copy needs " + std::to_string(bytes) + "-byte aligned pointers");
-}
-
 inline void launch_float2(const float* in, float* out, std::size_t n, const steps::DeviceInfo& dev, cudaStream_t s) {
   if (n == 0) return;
-  require_aligned(in, out, sizeof(float2));
+  aligned::require_aligned(in, out, sizeof(float2));
   copy_float2<<<steps::full_wave_blocks(dev, n / 2, kThreads), kThreads, 0, s>>>(in, out, n);
   CUDA_CHECK_LAUNCH();
 }
 
 inline void launch_float4(const float* in, float* out, std::size_t n, const steps::DeviceInfo& dev, cudaStream_t s) {
   if (n == 0) return;
-  require_aligned(in, out, sizeof(float4));
+  aligned::require_aligned(in, out, sizeof(float4));
   copy_float4<<<steps::full_wave_blocks(dev, n / 4, kThreads), kThreads, 0, s>>>(in, out, n);
   CUDA_CHECK_LAUNCH();
 }

@@ -17,7 +17,8 @@
 // did not close the gap in our runs.)
 #pragma once
 
-#include "v3_vector_width.cuh" // kThreads, require_aligned
+#include "aligned.cuh"    // require_aligned
+#include "block_size.cuh" // kThreads
 
 #include "steps/error.hpp"
 #include "steps/math.hpp"
@@ -39,7 +40,7 @@ __global__ void copy_float4_one_per_thread(const float* __restrict__ in, float* 
 
 inline void launch(const float* in, float* out, std::size_t n, const steps::DeviceInfo&, cudaStream_t s) {
   if (n == 0) return;
-  v3::require_aligned(in, out, sizeof(float4));
+  aligned::require_aligned(in, out, sizeof(float4));
   // At least one block, for a tail without any whole float4 (n < 4).
   const std::size_t blocks = std::max<std::size_t>(1, steps::ceil_div<std::size_t>(n / 4, kThreads));
   copy_float4_one_per_thread<<<static_cast<unsigned int>(blocks), kThreads, 0, s>>>(in, out, n);

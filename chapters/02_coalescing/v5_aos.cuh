@@ -15,8 +15,8 @@
 // 3430 GB/s {n:02:soa:gbps} for version 6 on the H200.
 #pragma once
 
+#include "block_size.cuh" // kThreads
 #include "particles.cuh"
-#include "v1_strided.cuh" // kThreads
 
 #include "steps/error.hpp"
 

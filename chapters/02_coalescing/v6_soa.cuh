@@ -13,8 +13,8 @@
 // the exercise of this chapter shows how to get coalesced accesses on AoS.
 #pragma once
 
+#include "block_size.cuh" // kThreads
 #include "particles.cuh"
-#include "v1_strided.cuh" // kThreads
 
 #include "steps/error.hpp"
 

@@ -1,7 +1,7 @@
 // Chapter 03, version 10: slices twice as deep, in dynamic shared memory.
 //
 // Change from version 9: BK = 32 instead of 16, nothing else. The loop is
-// v9's (v9::gemm_block); each trip now does 2048 multiply-adds per thread
+// v9's (async_pipeline::gemm_block); each trip now does 2048 multiply-adds per thread
 // between two barriers instead of 1024, so the block meets half as often
 // per multiply-add, and the per-slice overhead (wait, barrier, commit,
 // pointer updates, loop branch) is spread over twice the work. Why it was
@@ -35,13 +35,18 @@
 // (the lesson: "What moved is not what the change was aimed at").
 #pragma once
 
-#include "v9_async_copy.cuh"
+#include "async_pipeline.cuh" // gemm_block: v9's loop
+#include "gemm.cuh"
+#include "warp_tile.cuh"      // Tiling
+
+#include "steps/error.hpp"
+#include "steps/ptx.cuh"
 
 namespace ch03::v10 {
 
 /// Version 9's tiles with slices of 32: two buffers of 32 x 132 + 32 x 128
 /// floats, 66,560 bytes per block, past the 48 KiB a static array may use.
-using Default = v7::Tiling<128, 128, 32, 64, 32>;
+using Default = warp_tile::Tiling<128, 128, 32, 64, 32>;
 
 /// Bytes of dynamic shared memory a block of T asks for: both buffers of A and B.
 template <class T>
@@ -56,7 +61,7 @@ __global__ void __launch_bounds__(T::kThreads, 2) sgemm_deep_slices(int m, int n
   extern __shared__ __align__(16) float smem[]; // kSmemBytes<T>, sized by the launch
   auto* tile_a_t = reinterpret_cast<float (*)[T::BK][T::BM + T::kPadA]>(smem);
   auto* tile_b = reinterpret_cast<float (*)[T::BK][T::BN]>(smem + 2 * T::BK * (T::BM + T::kPadA));
-  v9::gemm_block<T, kChecked>(m, n, k, a, b, c, tile_a_t, tile_b);
+  async_pipeline::gemm_block<T, kChecked>(m, n, k, a, b, c, tile_a_t, tile_b);
 #endif
 }
 

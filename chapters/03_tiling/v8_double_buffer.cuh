@@ -34,16 +34,17 @@
 // 82.3% {n:03:double_buffer:pbase} of cuBLAS.
 #pragma once
 
-#include "v7_warptile.cuh"
+#include "gemm.cuh"
+#include "warp_tile.cuh" // v7's Tiling, Slice, load_slice, store_slice, LaneOrigin, compute_slice, store_c
 
 namespace ch03::v8 {
 
-using v7::LaneOrigin;
+using warp_tile::LaneOrigin;
 
 /// Version 7's tiles with slices of 16 instead of 8 (33,280 bytes of shared
 /// memory per block with both buffers: static arrays may use up to 48 KiB).
-using Default = v7::Tiling<128, 128, 16, 64, 32>;
-using v7::Slice;
+using Default = warp_tile::Tiling<128, 128, 16, 64, 32>;
+using warp_tile::Slice;
 
 template <class T, bool kChecked>
 __global__ void __launch_bounds__(T::kThreads) sgemm_double_buffer(int m, int n, int k, const float* __restrict__ a,
@@ -59,8 +60,8 @@ __global__ void __launch_bounds__(T::kThreads) sgemm_double_buffer(int m, int n,
   // Prologue: slice 0 into buffer 0.
   Slice<T> s;
   if (slices > 0) {
-    v7::load_slice<T, kChecked>(s, a, b, m, n, k, block_row, block_col, 0);
-    v7::store_slice<T>(s, tile_a_t[0], tile_b[0]);
+    warp_tile::load_slice<T, kChecked>(s, a, b, m, n, k, block_row, block_col, 0);
+    warp_tile::store_slice<T>(s, tile_a_t[0], tile_b[0]);
   }
   __syncthreads();
 
@@ -68,14 +69,14 @@ __global__ void __launch_bounds__(T::kThreads) sgemm_double_buffer(int m, int n,
   for (int t = 0; t < slices; ++t) {
     const int cur = t % 2;
     const bool more = t + 1 < slices;
-    if (more) v7::load_slice<T, kChecked>(s, a, b, m, n, k, block_row, block_col, (t + 1) * T::BK);
-    v7::compute_slice<T>(acc, tile_a_t[cur], tile_b[cur], origin);
-    if (more) v7::store_slice<T>(s, tile_a_t[1 - cur], tile_b[1 - cur]);
+    if (more) warp_tile::load_slice<T, kChecked>(s, a, b, m, n, k, block_row, block_col, (t + 1) * T::BK);
+    warp_tile::compute_slice<T>(acc, tile_a_t[cur], tile_b[cur], origin);
+    if (more) warp_tile::store_slice<T>(s, tile_a_t[1 - cur], tile_b[1 - cur]);
     __syncthreads();
   }
 
   // Epilogue.
-  v7::store_c<T, kChecked>(acc, c, m, n, block_row, block_col, origin);
+  warp_tile::store_c<T, kChecked>(acc, c, m, n, block_row, block_col, origin);
 }
 
 template <class T = Default>

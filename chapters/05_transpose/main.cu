@@ -142,6 +142,22 @@ Row transpose_row(std::string name, std::string what, steps::Role role, Kernel k
   return r;
 }
 
+/// What the float4 row runs: v6 where float4 accesses are legal, else v5.
+void float4_or_big_tile(const float* in, float* out, int rows, int cols, cudaStream_t stream) {
+  if (v6::usable(in, out, rows, cols))
+    v6::launch(in, out, rows, cols, stream);
+  else
+    v5::launch(in, out, rows, cols, stream); // no float4 view of every row: scalar version 5
+}
+
+/// What the columns_first row runs: v7 where it can, else the float4 row's choice.
+void columns_first_or_float4(const float* in, float* out, int rows, int cols, cudaStream_t stream) {
+  if (v7::usable(in, out, rows, cols))
+    v7::launch(in, out, rows, cols, stream);
+  else
+    float4_or_big_tile(in, out, rows, cols, stream); // v6 (or v5 without float4) handles these
+}
+
 /// The baseline: the vendor's copy of the same bytes.
 Row memcpy_row() {
   return steps::memcpy_row<Transpose>(
@@ -167,9 +183,9 @@ std::vector<steps::GroupPtr> registry() {
       transpose_row("big_tile", "v5: v4's kernel with a 64 x 64 tile, 64 x 4 threads, 16 elements each",
                     Role::version, v5::launch),
       transpose_row("float4", "v6: v5 with 16-byte global accesses (v5 when rows or cols % 4 != 0)", Role::version,
-                    v6::launch),
+                    float4_or_big_tile),
       transpose_row("columns_first", "v7: v6 with the grid walking down each column of tiles first", Role::version,
-                    v7::launch),
+                    columns_first_or_float4),
       transpose_row("mistake_missing_sync", "v4 without __syncthreads: warps read tile rows not yet stored",
                     Role::mistake, mistakes::missing_sync),
   })};

@@ -5,7 +5,7 @@
 #pragma once
 
 #include "launch.cuh"
-#include "v4_multi_element.cuh"
+#include "v4_multi_element.cuh" // v4::kBlockRows: the mistake is v4 without its barrier
 
 #include "steps/error.hpp"
 

@@ -13,51 +13,21 @@
 // Effect on the H200: 3540 GB/s {n:05:multi_element:gbps}, 85.0% {n:05:multi_element:pbase} of memcpy.
 //
 // The kernel is a template on the tile side and the number of thread rows,
-// so that version 5 can reuse it with a bigger tile.
+// so that version 5 can reuse it with a bigger tile: it lives in
+// multi_element.cuh (transpose_multi_element), and this version is its
+// 32 x 32 tile with 32 x 8 threads.
 #pragma once
 
-#include "launch.cuh"
-
-#include "steps/error.hpp"
+#include "launch.cuh"        // TILE
+#include "multi_element.cuh" // transpose_multi_element: the kernel this version introduces
 
 namespace ch05::v4 {
-
-/// Threads per block: TILE_SIDE x BLOCK_ROWS; each thread moves TILE_SIDE / BLOCK_ROWS elements.
-template <int TILE_SIDE, int BLOCK_ROWS>
-__global__ void transpose_multi_element(const float* in, float* out, int rows, int cols) {
-  static_assert(TILE_SIDE % BLOCK_ROWS == 0, "the thread rows must cover the tile rows evenly");
-  static_assert(TILE_SIDE % 32 == 0, "a warp must cover a whole row segment of the tile");
-  __shared__ float tile[TILE_SIDE][TILE_SIDE + 1]; // + 1: conflict-free columns (version 3)
-  const int tx = threadIdx.x, ty = threadIdx.y;
-  const int r0 = blockIdx.y * TILE_SIDE, c0 = blockIdx.x * TILE_SIDE;
-  // [snippet loops]
-
-  // Phase 1: tile rows ty, ty + BLOCK_ROWS, ... (all loads issued back to back).
-#pragma unroll
-  for (int j = 0; j < TILE_SIDE; j += BLOCK_ROWS) {
-    const int r = r0 + ty + j, c = c0 + tx;
-    if (r < rows && c < cols) tile[ty + j][tx] = in[at(r, c, cols)];
-  }
-
-  __syncthreads();
-
-  // Phase 2: output rows c0 + ty, c0 + ty + BLOCK_ROWS, ...; output column r0 + tx.
-#pragma unroll
-  for (int j = 0; j < TILE_SIDE; j += BLOCK_ROWS) {
-    const int out_row = c0 + ty + j, out_col = r0 + tx;
-    if (out_row < cols && out_col < rows) out[at(out_row, out_col, rows)] = tile[tx][ty + j];
-  }
-  // [/snippet loops]
-}
 
 /// Rows of threads per block in this version: 32 x 8 = 256 threads, 4 elements each.
 constexpr int kBlockRows = 8;
 
 inline void launch(const float* in, float* out, int rows, int cols, cudaStream_t stream) {
-  if (rows == 0 || cols == 0) return;
-  transpose_multi_element<TILE, kBlockRows>
-      <<<tile_grid(rows, cols, TILE), dim3(TILE, kBlockRows), 0, stream>>>(in, out, rows, cols);
-  CUDA_CHECK_LAUNCH();
+  multi_element::launch<TILE, kBlockRows>(in, out, rows, cols, stream);
 }
 
 } // namespace ch05::v4

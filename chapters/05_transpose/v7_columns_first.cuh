@@ -24,32 +24,41 @@
 // and the copy gets slower). Effect on the H200: 4025 GB/s {n:05:columns_first:gbps},
 // 96.7% {n:05:columns_first:pbase} of memcpy (v6: 94.9% {n:05:float4:pbase}).
 //
-// Conditions: v6's (float4 accesses), and a grid whose y, now the tile
-// columns, is at most 65535 tiles (cols <= 4,194,240); otherwise v6 runs.
+// Conditions (usable()): v6's (float4 accesses), and a grid whose y, now
+// the tile columns, is at most 65535 tiles (cols <= 4,194,240); otherwise
+// the chapter's row runs v6 (or v5). The tile's body is v6's, in
+// float4_tile.cuh.
 #pragma once
 
+#include "float4_tile.cuh" // transpose_tile_float4, float4_ok: v6's tile
 #include "launch.cuh"
-#include "v6_float4.cuh"
 
 #include "steps/error.hpp"
 
+#include <stdexcept>
+
 namespace ch05::v7 {
 
-using v6::TILE4;
+using float4_tile::TILE4;
 
 __global__ void transpose_columns_first(const float* in, float* out, int rows, int cols) {
-  v6::transpose_tile_float4(in, out, rows, cols, blockIdx.x * TILE4, blockIdx.y * TILE4);
+  float4_tile::transpose_tile_float4(in, out, rows, cols, blockIdx.x * TILE4, blockIdx.y * TILE4);
 }
 
+/// True when this version can move this matrix: v6's conditions, and the
+/// tile columns fit in the grid's y.
+inline bool usable(const float* in, const float* out, int rows, int cols) {
+  const dim3 tiles = tile_grid(rows, cols, TILE4); // x: tile columns, y: tile rows
+  return float4_tile::float4_ok(in, out, rows, cols) && tiles.x <= static_cast<unsigned>(kMaxGridY);
+}
+
+/// Only where usable(); the chapter's row runs version 6 (or 5) elsewhere.
 inline void launch(const float* in, float* out, int rows, int cols, cudaStream_t stream) {
   if (rows == 0 || cols == 0) return;
+  if (!usable(in, out, rows, cols)) throw std::logic_error("v7: this matrix needs version 6 or 5");
   const dim3 tiles = tile_grid(rows, cols, TILE4); // x: tile columns, y: tile rows
-  if (!v6::float4_ok(in, out, rows, cols) || tiles.x > static_cast<unsigned>(kMaxGridY)) {
-    v6::launch(in, out, rows, cols, stream); // v6 (or v5 without float4) handles these
-    return;
-  }
-  transpose_columns_first<<<dim3(tiles.y, tiles.x), dim3(v6::kThreadsX, v6::kBlockRows), 0, stream>>>(in, out, rows,
-                                                                                                      cols);
+  transpose_columns_first<<<dim3(tiles.y, tiles.x), dim3(float4_tile::kThreadsX, float4_tile::kBlockRows), 0,
+                            stream>>>(in, out, rows, cols);
   CUDA_CHECK_LAUNCH();
 }
 

@@ -42,7 +42,7 @@
 // two rows differ in nothing but the tree.
 #pragma once
 
-#include "v1_atomic_per_element.cuh" // kThreads, kTreeLevels
+#include "block_size.cuh" // kThreads, kTreeLevels
 
 #include "steps/error.hpp"
 #include "steps/launch.cuh"

@@ -355,7 +355,7 @@ std::vector<steps::GroupPtr> registry() {
       sum_row("mistake_shuffle_stops_early", "warp shuffle loop with offset > 1: odd lanes never added",
               Role::mistake,
               {Start::zeroed, false,
-               [](const Reduction& p) { return v3::depth(p.n(), p.dev()) + v5::kBlockSumLevels - kTreeLevels; },
+               [](const Reduction& p) { return v3::depth(p.n(), p.dev()) + kBlockSumLevels - kTreeLevels; },
                [](const Reduction& p) { return per_block(v3::blocks(p.n(), p.dev())); }},
               [](Reduction& p, cudaStream_t s) { mistakes::shuffle_stops_early(p.x(), p.n(), p.out(), p.dev(), s); }),
       sum_row("mistake_not_zeroed", "v3 without zeroing its result first: the sum lands on what was there",

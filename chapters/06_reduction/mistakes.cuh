@@ -3,7 +3,10 @@
 // and watch the checks catch them. None of them is a compile error.
 #pragma once
 
-#include "v5_warp_shuffle.cuh"
+#include "block_size.cuh"            // kThreads, kWarps
+#include "block_sum.cuh"             // kFullMask
+#include "v1_atomic_per_element.cuh" // v1::blocks: the mistakes launch v1's and v3's grids
+#include "v3_shared_tree.cuh"        // v3::blocks
 
 #include "steps/error.hpp"
 #include "steps/launch.cuh"
@@ -40,7 +43,7 @@ __global__ void mistake_tree_no_sync(const float* x, std::size_t n, float* out) 
 // offset > 0). Lane 0 never receives lane 1's half: the odd lanes' sums are
 // lost in every warp.
 __device__ inline float warp_sum_stops_early(float v) {
-  for (int offset = 16; offset > 1; offset /= 2) v += __shfl_down_sync(v5::kFullMask, v, offset);
+  for (int offset = 16; offset > 1; offset /= 2) v += __shfl_down_sync(kFullMask, v, offset);
   return v;
 }
 

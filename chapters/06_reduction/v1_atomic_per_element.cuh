@@ -14,27 +14,17 @@
 // different order on every run. The result changes in its last bits from run
 // to run (--repeat-check shows it), and the only error bound that holds for
 // every order is that of a sequential sum of n terms (main.cu, check_sum).
+//
+// The block size every version launches (kThreads) lives in block_size.cuh.
 #pragma once
+
+#include "block_size.cuh" // kThreads
 
 #include "steps/device.hpp"
 #include "steps/error.hpp"
 #include "steps/launch.cuh"
 
 #include <cstddef>
-
-namespace ch06 {
-
-/// 256 threads per block in every version: a multiple of the 32-thread warp,
-/// a power of two (the shared-memory trees halve it), and 8 blocks fit on
-/// each SM of the H200 (2048 resident threads).
-constexpr int kThreads = 256;
-/// Warps per block.
-constexpr int kWarps = kThreads / 32;
-/// log2(kThreads): the levels of a tree over one block's threads.
-constexpr int kTreeLevels = 8;
-static_assert((1 << kTreeLevels) == kThreads, "the shared-memory trees need a power-of-two block");
-
-} // namespace ch06
 
 namespace ch06::v1 {
 

@@ -15,7 +15,7 @@
 // issued; v4 removes that).
 #pragma once
 
-#include "v1_atomic_per_element.cuh" // kThreads
+#include "block_size.cuh" // kThreads
 
 #include "steps/device.hpp"
 #include "steps/error.hpp"

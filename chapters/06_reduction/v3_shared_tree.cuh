@@ -20,9 +20,12 @@
 //
 // What it removes: the last contention on the result's address. What
 // remains: v2's loop, with one load in flight per thread.
+//
+// The tree is block_sum_shared in block_sum.cuh, where v4 finds it too.
 #pragma once
 
-#include "v2_grid_stride.cuh"
+#include "block_size.cuh" // kThreads, kTreeLevels
+#include "block_sum.cuh"  // block_sum_shared: the tree this version introduces
 
 #include "steps/device.hpp"
 #include "steps/error.hpp"
@@ -32,19 +35,6 @@ namespace ch06::v3 {
 
 using steps::global_index;
 using steps::grid_size;
-
-/// Sums `v` over the block's kThreads threads through shared memory; the
-/// result is valid in thread 0. Every thread of the block must call it.
-__device__ inline float block_sum_shared(float v) {
-  __shared__ float partial[kThreads];
-  partial[threadIdx.x] = v;
-  __syncthreads();
-  for (int s = kThreads / 2; s > 0; s /= 2) {
-    if (static_cast<int>(threadIdx.x) < s) partial[threadIdx.x] += partial[threadIdx.x + s];
-    __syncthreads(); // step s must be complete before step s / 2 reads its results
-  }
-  return partial[0];
-}
 
 __global__ void reduce_v3_shared_tree(const float* x, std::size_t n, float* out) {
   float sum = 0.0f;

@@ -23,9 +23,14 @@
 // stay.
 //
 // What it removes: the latency chain of one-load-at-a-time.
+//
+// The loop is thread_sum in unrolled_loads.cuh (v5 reads with it too); the
+// combine is v3's block_sum_shared (block_sum.cuh).
 #pragma once
 
-#include "v3_shared_tree.cuh"
+#include "block_size.cuh"     // kThreads, kTreeLevels
+#include "block_sum.cuh"      // block_sum_shared: v3's tree
+#include "unrolled_loads.cuh" // thread_sum: the loop this version introduces
 
 #include "steps/device.hpp"
 #include "steps/error.hpp"
@@ -33,39 +38,15 @@
 
 namespace ch06::v4 {
 
-/// Independent accumulators (and loads in flight) per thread.
-constexpr int kUnroll = 4;
-
-/// This thread's sum of its elements of x, over a grid-stride loop that reads
-/// kUnroll elements per step into kUnroll independent accumulators (v5 uses
-/// it too).
-__device__ __forceinline__ float thread_sum(const float* x, std::size_t n) {
-  constexpr std::size_t kStep = std::size_t{kThreads} * kUnroll; // floats a block reads per step
-  const std::size_t stride = gridDim.x * kStep;
-  float acc[kUnroll] = {};
-  std::size_t i = blockIdx.x * kStep + threadIdx.x;
-  // Whole steps: all kUnroll loads of this thread are inside the array.
-  for (; i + (kUnroll - 1) * kThreads < n; i += stride) {
-#pragma unroll
-    for (int k = 0; k < kUnroll; ++k) acc[k] += x[i + k * kThreads];
-  }
-  // At most one partial step remains for this thread (the next one starts
-  // past n): each of its loads is checked.
-#pragma unroll
-  for (int k = 0; k < kUnroll; ++k)
-    if (i + k * kThreads < n) acc[k] += x[i + k * kThreads];
-  static_assert(kUnroll == 4, "the line below combines exactly 4 accumulators");
-  return (acc[0] + acc[1]) + (acc[2] + acc[3]);
-}
+using unrolled_loads::kUnroll;
+using unrolled_loads::thread_sum;
 
 __global__ void reduce_v4_unrolled(const float* x, std::size_t n, float* out) {
-  const float sum = v3::block_sum_shared(thread_sum(x, n));
+  const float sum = block_sum_shared(thread_sum(x, n));
   if (threadIdx.x == 0) atomicAdd(out, sum);
 }
 
-inline unsigned int blocks(std::size_t n, const steps::DeviceInfo& dev) {
-  return steps::full_wave_blocks(dev, steps::ceil_div<std::size_t>(n, kUnroll), kThreads);
-}
+inline unsigned int blocks(std::size_t n, const steps::DeviceInfo& dev) { return unrolled_loads::blocks(n, dev); }
 
 /// Longest rounding path: an accumulator takes at most one element per step
 /// of its block (ceil(n / (B * kThreads * kUnroll)) steps, + 1 for the

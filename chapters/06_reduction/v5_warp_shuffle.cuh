@@ -23,9 +23,14 @@
 // What it removes: shared-memory traffic and barriers in the block's
 // combine. At 2^28 floats the kernel is bound by DRAM, so expect little
 // change in time there; the instruction count drops (Profile it).
+//
+// The shuffles are warp_sum and block_sum in block_sum.cuh (v6 and v7
+// combine with them too); the loads are v4's (unrolled_loads.cuh).
 #pragma once
 
-#include "v4_unrolled.cuh"
+#include "block_size.cuh"     // kThreads
+#include "block_sum.cuh"      // block_sum, warp_sum: the shuffles this version introduces
+#include "unrolled_loads.cuh" // thread_sum: v4's loads
 
 #include "steps/device.hpp"
 #include "steps/error.hpp"
@@ -33,47 +38,18 @@
 
 namespace ch06::v5 {
 
-/// All 32 lanes take part in every shuffle.
-constexpr unsigned int kFullMask = 0xffffffffu;
-
-/// Sums `v` over the 32 lanes of the warp; the result is valid in lane 0.
-__device__ inline float warp_sum(float v) {
-#pragma unroll
-  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(kFullMask, v, offset);
-  return v;
-}
-
-/// Sums `v` over the block's kThreads threads: warp sums, then warp 0 sums
-/// the kWarps warp sums. Valid in thread 0. Every thread must call it; call
-/// it again in the same kernel only after a __syncthreads() (warp 0 may still
-/// be reading `warp_sums`).
-__device__ inline float block_sum(float v) {
-  __shared__ float warp_sums[kWarps];
-  const int lane = static_cast<int>(threadIdx.x % 32), warp = static_cast<int>(threadIdx.x / 32);
-  v = warp_sum(v);
-  if (lane == 0) warp_sums[warp] = v;
-  __syncthreads(); // every warp's sum is written before warp 0 reads them
-  v = 0.0f;
-  if (warp == 0) v = warp_sum(lane < kWarps ? warp_sums[lane] : 0.0f);
-  return v;
-}
-
 __global__ void reduce_v5_warp_shuffle(const float* x, std::size_t n, float* out) {
-  const float sum = block_sum(v4::thread_sum(x, n)); // v4's loads, then shuffles instead of shared memory
+  const float sum = block_sum(unrolled_loads::thread_sum(x, n)); // v4's loads, then shuffles instead of shared memory
   if (threadIdx.x == 0) atomicAdd(out, sum);
 }
 
-inline unsigned int blocks(std::size_t n, const steps::DeviceInfo& dev) { return v4::blocks(n, dev); }
-
-/// Levels of block_sum on one value's path: 5 shuffles in its warp, 5 more in
-/// warp 0 (lanes 8-31 add exact zeros there, but count them anyway).
-constexpr std::size_t kBlockSumLevels = 10;
+inline unsigned int blocks(std::size_t n, const steps::DeviceInfo& dev) { return unrolled_loads::blocks(n, dev); }
 
 /// Longest rounding path: v4's per-thread part, 10 levels of block_sum,
 /// B - 1 rounded atomics.
 inline std::size_t depth(std::size_t n, const steps::DeviceInfo& dev) {
   const std::size_t b = blocks(n, dev);
-  return steps::ceil_div(n, b * kThreads * v4::kUnroll) + 1 + 2 + kBlockSumLevels + (b - 1);
+  return steps::ceil_div(n, b * kThreads * unrolled_loads::kUnroll) + 1 + 2 + kBlockSumLevels + (b - 1);
 }
 
 /// `out` must hold 0 before the launch.

@@ -25,9 +25,14 @@
 // sizes).
 //
 // What it removes: the run-to-run variation of the float result.
+//
+// The loads are v6's (float4_loads.cuh), the block combine v5's
+// (block_sum.cuh); what is new is the kernel below.
 #pragma once
 
-#include "v6_float4.cuh"
+#include "block_size.cuh"   // kThreads, resident_blocks
+#include "block_sum.cuh"    // block_sum: v5's shuffles
+#include "float4_loads.cuh" // thread_sum, head_of: v6's loads
 
 #include "steps/device.hpp"
 #include "steps/error.hpp"
@@ -47,7 +52,7 @@ namespace ch06::v7 {
 __global__ void __maxnreg__(32)
     reduce_v7_last_block(const float* __restrict__ x, std::size_t n, std::size_t head, float* partials,
                          unsigned int* done, float* out) {
-  const float sum = v5::block_sum(v6::thread_sum(x, n, head));
+  const float sum = block_sum(float4_loads::thread_sum(x, n, head));
   __shared__ bool last;
   if (threadIdx.x == 0) {
     partials[blockIdx.x] = sum;
@@ -61,7 +66,7 @@ __global__ void __maxnreg__(32)
   // The last block: the B partials, in a fixed order.
   float v = 0.0f;
   for (unsigned int b = threadIdx.x; b < gridDim.x; b += kThreads) v += __ldcg(partials + b);
-  v = v5::block_sum(v);
+  v = block_sum(v);
   if (threadIdx.x == 0) {
     *out = v;
     *done = 0; // ready for the next launch
@@ -75,7 +80,7 @@ inline std::size_t max_blocks(const steps::DeviceInfo& dev) {
 }
 
 inline unsigned int blocks(std::size_t n, const steps::DeviceInfo& dev) {
-  return v6::resident_blocks(reduce_v7_last_block, dev, v6::work_items(n));
+  return resident_blocks(reduce_v7_last_block, dev, float4_loads::work_items(n));
 }
 
 /// Longest rounding path: v6's thread part, 10 levels of block_sum, then in
@@ -83,8 +88,8 @@ inline unsigned int blocks(std::size_t n, const steps::DeviceInfo& dev) {
 /// more levels of block_sum. No atomics: B does not appear as a chain.
 inline std::size_t depth(std::size_t n, const steps::DeviceInfo& dev) {
   const std::size_t b = blocks(n, dev);
-  return v6::thread_depth(n, b) + v5::kBlockSumLevels + steps::ceil_div<std::size_t>(b, kThreads) +
-         v5::kBlockSumLevels;
+  return float4_loads::thread_depth(n, b) + kBlockSumLevels + steps::ceil_div<std::size_t>(b, kThreads) +
+         kBlockSumLevels;
 }
 
 /// `partials` holds max_blocks(dev) floats; `done` must be 0 before the first
@@ -99,7 +104,7 @@ inline void launch(const float* x, std::size_t n, float* partials, std::size_t p
   if (b > partials_size)
     throw std::logic_error("v7: " + std::to_string(b) + " blocks need more than " + std::to_string(partials_size) +
                            " partials");
-  reduce_v7_last_block<<<b, kThreads, 0, stream>>>(x, n, v6::head_of(x, n), partials, done, out);
+  reduce_v7_last_block<<<b, kThreads, 0, stream>>>(x, n, float4_loads::head_of(x, n), partials, done, out);
   CUDA_CHECK_LAUNCH();
 }
 
