@@ -305,10 +305,29 @@ function(_steps_make_mutant solution_dir default_src mutant_file out_dir out_nam
   set(${out_name} ${src} PARENT_SCOPE)
 endfunction()
 
-# One grader executable: the grader source, the implementation under test,
-# the shared library and a test main (GPU: exits 77 without one; HOST: runs anywhere).
-function(_steps_grader target grader ex_dir host archs libs)
-  add_executable(${target} ${grader} ${ARGN})
+# A grader's own objects, compiled once per exercise: the grader source
+# (Catch2 tests, the slow part of a build) against the exercise's headers.
+# The learner's grader, the solution's and every mutant link these objects
+# with their own implementation sources, so a mutant costs only its one
+# edited file. A definition that must reach the grader's compile (such as
+# exercise 10 ring's STEPS_RING_CHECKED) goes on this target as well.
+function(_steps_grader_objects target grader ex_dir host archs libs)
+  add_library(${target} OBJECT ${grader})
+  if(host)
+    target_link_libraries(${target} PRIVATE steps::common steps_catch_host_main steps::warnings ${libs})
+  else()
+    target_link_libraries(${target} PRIVATE steps::common steps_catch_gpu_main steps::warnings ${libs})
+  endif()
+  target_include_directories(${target} PRIVATE ${ex_dir})
+  _steps_set_architectures(${target} ${archs})
+endfunction()
+
+# One grader executable: the grader's objects (_steps_grader_objects), the
+# implementation under test, the shared library and a test main (GPU: exits
+# 77 without one; HOST: runs anywhere).
+function(_steps_grader target grader_objects ex_dir host archs libs)
+  add_executable(${target} ${ARGN})
+  target_link_libraries(${target} PRIVATE ${grader_objects})
   if(host)
     target_link_libraries(${target} PRIVATE steps::common steps_catch_host_main steps::warnings ${libs})
   else()
@@ -425,7 +444,10 @@ function(steps_add_exercise)
     set(labels_extra ";host")
   endif()
 
-  _steps_grader(grade_${name} ${grader} ${ex_dir} "${EX_HOST}" "${EX_CUDA_ARCHITECTURES}" "${EX_LIBRARIES}"
+  set(grader_objects steps_grader_${name})
+  _steps_grader_objects(${grader_objects} ${grader} ${ex_dir} "${EX_HOST}" "${EX_CUDA_ARCHITECTURES}"
+    "${EX_LIBRARIES}")
+  _steps_grader(grade_${name} ${grader_objects} ${ex_dir} "${EX_HOST}" "${EX_CUDA_ARCHITECTURES}" "${EX_LIBRARIES}"
     ${learner_sources})
   # Your grader is built on demand (./tutorial grade, progress): an exercise
   # you are in the middle of must not break the build of everything else.
@@ -433,7 +455,7 @@ function(steps_add_exercise)
   add_test(NAME grade.${name} COMMAND grade_${name})
   set_tests_properties(grade.${name} PROPERTIES LABELS "grade" SKIP_RETURN_CODE 77 TIMEOUT ${EX_TIMEOUT})
 
-  _steps_grader(solution_${name} ${grader} ${ex_dir} "${EX_HOST}" "${EX_CUDA_ARCHITECTURES}" "${EX_LIBRARIES}"
+  _steps_grader(solution_${name} ${grader_objects} ${ex_dir} "${EX_HOST}" "${EX_CUDA_ARCHITECTURES}" "${EX_LIBRARIES}"
     ${solution_sources})
   add_test(NAME solution.${name} COMMAND solution_${name})
   set_tests_properties(solution.${name} PROPERTIES LABELS "solution${labels_extra}" SKIP_RETURN_CODE 77
@@ -478,7 +500,7 @@ function(steps_add_exercise)
         list(APPEND sources ${solution_dir}/${src})
       endif()
     endforeach()
-    _steps_grader(mutant_${name}_${mutant} ${grader} ${ex_dir} "${EX_HOST}" "${EX_CUDA_ARCHITECTURES}"
+    _steps_grader(mutant_${name}_${mutant} ${grader_objects} ${ex_dir} "${EX_HOST}" "${EX_CUDA_ARCHITECTURES}"
       "${EX_LIBRARIES}" ${sources})
     if(sanitizers_files)
       list(APPEND sanitizers_files mutant_${name}_${mutant})
