@@ -125,12 +125,13 @@ Row cublas_row() {
   return r;
 }
 
-/// The rows of v9 and v10: cp.async needs compute capability 8.0 (Ampere) or newer.
-Row async_row(std::string name, std::string what, std::function<void(const Gemm&, cudaStream_t)> launch) {
+/// The rows of v9 and v10: cp.async (sm_80 or newer), in code compiled for
+/// this GPU's architecture (`kernel`: a build for sm_75 alone compiles its
+/// body out; steps::Row::needs skips the row and says what to rebuild for).
+Row async_row(std::string name, std::string what, const void* kernel,
+              std::function<void(const Gemm&, cudaStream_t)> launch) {
   Row r = version_row(std::move(name), std::move(what), std::move(launch));
-  r.unavailable = [](const MatMul&, const steps::Run& run) -> std::string {
-    return run.device().cc_major >= 8 ? "" : "cp.async needs compute capability 8.0 or newer";
-  };
+  r.needs = {{steps::Feature::cp_async}, kernel};
   return r;
 }
 
@@ -157,8 +158,10 @@ std::vector<steps::GroupPtr> registry() {
       version_row("double_buffer", "v8: v7 with two shared buffers: the next slice loads during the math",
                   [](const Gemm& g, cudaStream_t s) { v8::launch(g, s); }),
       async_row("async_copy", "v9: v8 with cp.async: the next slice goes to shared memory around the registers",
+                reinterpret_cast<const void*>(v9::sgemm_async_copy<v9::Default, true>),
                 [](const Gemm& g, cudaStream_t s) { v9::launch(g, s); }),
       async_row("deep_slices", "v10: v9 with 32-deep slices in 66.5 KB of dynamic shared memory per block",
+                reinterpret_cast<const void*>(v10::sgemm_deep_slices<v10::Default, true>),
                 [](const Gemm& g, cudaStream_t s) { v10::launch(g, s); }),
   })};
 #if STEPS_WITH_EXERCISE
@@ -167,11 +170,14 @@ std::vector<steps::GroupPtr> registry() {
   return groups;
 }
 
-/// FP32 CUDA cores: each SM retires 128 fused multiply-adds (2 FLOP) per clock.
+/// FP32 CUDA cores: each SM retires the architecture's fused multiply-adds
+/// (2 FLOP) per clock: 64 on sm_75 and sm_80, 128 from sm_86 on (steps/arch.hpp).
 steps::Peak fp32_peak(const steps::DeviceInfo& dev) {
-  return {"FP32", dev.sm_count * 128.0 * 2.0 * dev.sm_clock_khz * 1e3 / 1e12,
-          std::to_string(dev.sm_count) + " SMs x 128 FMA/clock x 2 FLOP x " + std::to_string(dev.sm_clock_khz / 1000) +
-              " MHz"};
+  const steps::ArchFacts* a = steps::find_arch_facts(dev.cc_major, dev.cc_minor);
+  if (a == nullptr) return {"FP32", 0, "sm_" + std::to_string(dev.cc_major * 10 + dev.cc_minor) + " is not in the architecture table"};
+  return {"FP32", steps::fp32_peak_tflops(dev),
+          std::to_string(dev.sm_count) + " SMs x " + std::to_string(a->fp32_fma_per_clock) + " FMA/clock x 2 FLOP x " +
+              std::to_string(dev.sm_clock_khz / 1000) + " MHz"};
 }
 
 steps::ChapterInfo info() {

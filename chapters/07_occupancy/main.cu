@@ -458,7 +458,12 @@ steps::ChapterInfo info() {
                 "occupancy (steps::occupancy); local B: local memory per thread (register spills).";
   i.baseline = "memcpy";
   i.goals = {{"best", "memcpy", 0.90, ">= 0.90x memcpy (bandwidth-bound: enough bytes in flight)"},
-             {"chase_b256", "chase_occ2", 4.0, "chase at 64 warps/SM >= 4x at 1 warp/SM (latency-bound)"}};
+             // Latency-bound code: 4 independent loads per thread at one 256-thread block per SM
+             // (1024 loads in flight per SM) reach what the plain chase reaches at full occupancy.
+             // Both rows run in this run on this GPU, so the ratio measures the code's loads in
+             // flight, not the DRAM's random-access ceiling (which a ratio to a 1-warp row did).
+             {"chase_ilp4_occ12", "chase_b256", 0.90,
+              ">= 0.90x the full-occupancy chase with 4 loads in flight at 1 block/SM (latency-bound: ILP)"}};
   // 2^27 nodes of 8 bytes: 1 GiB, 17x the H200's L2.
   i.int_options.push_back({"--nodes", "N", "nodes of the chase's linked list (a power of two, 8 bytes each)",
                            std::int64_t{1} << 27, 1024, std::int64_t{1} << 31});
