@@ -23,9 +23,11 @@
 /// cudaMemcpy or cudaMemset) gives a wrong result on every run.
 #pragma once
 
+#include "steps/arch.hpp"
 #include "steps/catch.hpp"
-#include "steps/grade_support.hpp"
+#include "steps/device.hpp"
 #include "steps/error.hpp"
+#include "steps/grade_support.hpp"
 #include "steps/timing.hpp"
 #include "steps/watchdog.hpp"
 
@@ -76,34 +78,16 @@ void shapes(const std::vector<Shape>& list, NameOf name_of, Check check, const E
 }
 
 /// Ends the grader with exit code 77 (skipped) and one line saying why,
-/// unless GPU 0 has compute capability `major`.x: for exercises built for
-/// one architecture only (`what`, e.g. "a Hopper GPU ... built for sm_90a").
-/// Checked once per process.
-inline void require_cc_major(int major, const std::string& what) {
+/// unless GPU 0 has every feature in `needs` (the architecture table,
+/// steps/arch.hpp) and, when `needs.kernel` is given, the binary holds that
+/// kernel's code for it: the same decision as a chapter row's Row::needs.
+/// `what` says what the exercise is ("FP8 mma.sync"). Checked once per process.
+inline void require(const Needs& needs, const std::string& what) {
   static const bool checked = [&] {
-    cudaDeviceProp prop{};
-    CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
-    if (prop.major != major) {
-      std::cout << "SKIPPED: this exercise needs " << what << "; GPU 0 (" << prop.name << ") is " << prop.major
-                << "." << prop.minor << "\n";
-      std::exit(77);
-    }
-    return true;
-  }();
-  (void)checked;
-}
-
-/// Exits with 77 (skipped) unless GPU 0 has compute capability major.minor
-/// or newer, saying `what` the exercise needs (code built for several
-/// architectures from that one on: sm_89's FP8 mma.sync runs on Ada and
-/// Hopper alike).
-inline void require_cc_at_least(int major, int minor, const std::string& what) {
-  static const bool checked = [&] {
-    cudaDeviceProp prop{};
-    CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
-    if (prop.major * 10 + prop.minor < major * 10 + minor) {
-      std::cout << "SKIPPED: this exercise needs " << what << "; GPU 0 (" << prop.name << ") is " << prop.major
-                << "." << prop.minor << "\n";
+    const DeviceInfo dev = query_device(0);
+    if (const std::string why = unmet(needs, dev); !why.empty()) {
+      std::cout << "SKIPPED: this exercise (" << what << ") cannot run on GPU 0 (" << dev.name << "): " << why
+                << "\n";
       std::exit(77);
     }
     return true;

@@ -49,7 +49,8 @@ using namespace ex10::ring;
 /// Exits with 77 (skipped) unless GPU 0 is a Hopper GPU: exercise 10 is
 /// built for sm_90a only.
 void require_hopper() {
-  steps::grade::require_cc_major(9, "a Hopper GPU (compute capability 9.x; the code is built for sm_90a)");
+  steps::grade::require({{steps::Feature::tma, steps::Feature::mbarrier_tx, steps::Feature::wgmma}, nullptr},
+                        "the TMA ring of a Hopper GEMM, built for sm_90a");
 }
 
 int sm_count() {

@@ -44,7 +44,7 @@ using namespace ex10::wgmma;
 constexpr int kTileM = 64, kTileN = 128, kBlockK = 128, kSlice = 32;
 
 void require_hopper() {
-  steps::grade::require_cc_major(9, "a Hopper GPU (compute capability 9.x; the code is built for sm_90a)");
+  steps::grade::require({{steps::Feature::wgmma}, nullptr}, "wgmma, built for sm_90a");
 }
 
 struct Shape {
