@@ -13,7 +13,8 @@
 // Numerics: the n additions happen in whatever order the atomics arrive, a
 // different order on every run. The result changes in its last bits from run
 // to run (--repeat-check shows it), and the only error bound that holds for
-// every order is that of a sequential sum of n terms (main.cu, check_sum).
+// every order is that of a sequential sum of n terms (reduction_problem.cuh,
+// Reduction::bound).
 //
 // The block size every version launches (kThreads) lives in block_size.cuh.
 #pragma once

@@ -122,6 +122,12 @@ public:
     return blocks;
   }
 
+  /// The grid of launch `l` over `items` work items: one full wave
+  /// (grid-stride kernels) or one item per thread.
+  unsigned int grid(const Launch& l, std::size_t items, bool whole_wave) const {
+    return whole_wave ? full_wave(l) : static_cast<unsigned int>(steps::ceil_div<std::size_t>(items, l.block));
+  }
+
   /// Resident blocks per SM of launch `l`, by the calculator.
   int blocks_per_sm(const Launch& l) const {
     const KernelFacts& f = facts(l.kernel);
@@ -148,5 +154,15 @@ private:
   mutable std::map<const void*, KernelFacts> facts_;
   mutable std::map<std::tuple<const void*, int, int>, unsigned int> waves_;
 };
+
+/// Launches kernel `k` as `l` over `items` work items (none: nothing to
+/// launch) in `stream`, with arguments `args`.
+template <class... Params, class... Args>
+void launch_over(const Launcher& launcher, const Launch& l, std::size_t items, bool whole_wave, cudaStream_t stream,
+                 void (*k)(Params...), Args... args) {
+  if (items == 0) return;
+  k<<<launcher.grid(l, items, whole_wave), l.block, launcher.dynamic_smem(l), stream>>>(args...);
+  CUDA_CHECK_LAUNCH();
+}
 
 } // namespace ch07

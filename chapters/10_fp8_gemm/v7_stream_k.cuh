@@ -33,8 +33,8 @@
 // leaves them, and in one kernel the schedule's extra state either made
 // ptxas spill or made the whole-tile part slower (the lesson's log,
 // EXPERIMENTS.md, has the numbers).
-// Here v6's kernel is the same machine code as v6's row, and the second
-// kernel's blocks each do one piece.
+// Here v6's kernel (wide_tile_kernel.cuh) is the same machine code as v6's
+// row, and the second kernel's blocks each do one piece.
 //
 // On the H200 at 4096 x 7168 x 16384, in the last benchmark run:
 // 1479 TFLOP/s {n:10@DeepSeek-V3_4096_x_7168_x_16384:stream_k:value|.0f}, 1.09x {n:10@DeepSeek-V3_4096_x_7168_x_16384:stream_k:base} cuBLASLt block-scaled (v6: 1.05x {n:10@DeepSeek-V3_4096_x_7168_x_16384:wide_tiles:base}).
@@ -45,8 +45,8 @@
 
 #include "fp8_gemm.cuh"
 #include "scheduler.cuh"
-#include "v6_wide_tiles.cuh"
 #include "v7_plan.hpp"
+#include "wide_tile_kernel.cuh" // v6's kernel, for any schedule: launch_schedule, launch_all_tiles
 
 #include "steps/error.hpp"
 #include "steps/math.hpp"
@@ -63,7 +63,7 @@ namespace ch10::v7 {
 
 namespace ptx = steps::ptx;
 
-using v6::kAccum;
+using wide_tiles::kAccum;
 /// Floats of one math warpgroup's piece of a tile: kAccum per thread.
 constexpr int kSlot = kAccum * 128;
 
@@ -121,7 +121,7 @@ struct LastWave {
 class Plan {
 public:
   Plan(const Fp8Gemm& p, int min_saving) : sms_(sm_count()) {
-    const long long tiles = v6::tile_count(p);
+    const long long tiles = wide_tiles::tile_count(p);
     if (tiles > INT_MAX) throw std::invalid_argument("v7: more than 2^31 - 1 tiles");
     tiles_ = static_cast<int>(tiles);
     last_.num_kb = k_blocks(p.k);
@@ -154,16 +154,16 @@ public:
   /// v6 where nothing is cut; else v6 on the whole waves, then the last
   /// wave's pieces (cooperative).
   void launch(const Fp8Gemm& p, cudaStream_t stream) {
-    if (!splits()) return v6::launch(p, stream);
+    if (!splits()) return wide_tiles::launch_all_tiles(p, stream); // = v6
     if (++last_.epoch == INT_MAX) { // 2^31 launches later: start the flags again
       CUDA_CHECK(cudaStreamSynchronize(stream));
       flags_.copy_from_host(std::vector<int>(flags_.size(), 0));
       last_.epoch = 1;
     }
     if (cut_.first_tile > 0)
-      v6::launch_schedule(p, AllTiles{cut_.first_tile, last_.num_kb}, std::min(sms_, cut_.first_tile), false,
-                          stream);
-    v6::launch_schedule(p, last_, cut_.grid, true, stream);
+      wide_tiles::launch_schedule(p, AllTiles{cut_.first_tile, last_.num_kb}, std::min(sms_, cut_.first_tile), false,
+                                  stream);
+    wide_tiles::launch_schedule(p, last_, cut_.grid, true, stream);
   }
 
 private:
