@@ -3,7 +3,7 @@
 
   /usr/bin/python3 tools/figures.py ROOT     writes docs/figures/*.png
 
-Calls the diagrams(out_dir, plt) hook of every chapter of course.tsv that has
+Calls the diagrams(out_dir, kit) hook of every chapter of course.tsv that has
 one in chapters/NN_topic/figures.py (tools/hooks.py). The chapters draw them
 from the index arithmetic of their kernels, not from measurements. Needs
 matplotlib.
@@ -27,9 +27,10 @@ def main(argv):
         return 2
     out_dir = os.path.join(root, "docs", "figures")
     os.makedirs(out_dir, exist_ok=True)
+    kit = hooks.Kit(plt)
     for c in course.chapters(root):
         for path in hooks.call(hooks.load(root, c.folder), "diagrams", f"chapters/{c.folder}/figures.py",
-                               out_dir, plt) or []:
+                               out_dir, kit) or []:
             print("wrote", os.path.relpath(path, root))
     return 0
 

@@ -79,7 +79,7 @@ def render(root, check=False):
             if plt and not check:
                 os.makedirs(figures, exist_ok=True)
                 charts.chart(plt, r, os.path.join(figures, f"ch{num}_{slug}.png"))
-                hooks.call(hook, "charts", where, runs, slug, figures, plt)
+                hooks.call(hook, "charts", where, runs, slug, figures, hooks.Kit(plt, root, data))
     for x in stale:
         print(f"results: {x}: its generated results block differs from docs/results (run: tools/results.py render .)")
     problems = marks.render_numbers(root, check)

@@ -9,7 +9,9 @@ small course built in a temporary folder with a planted fault, and once on
 the real tree where that needs no build; and the machine-code reader the
 lessons' SASS checks use (sass.py), on a few hand-written lines.
 """
+import glob
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -94,6 +96,14 @@ class Hooks(unittest.TestCase):
             module = hooks.load(ROOT, c.folder)
             if module is not None:
                 self.assertIsInstance(getattr(module, "ROWS", ()), tuple, c.folder)
+
+    def test_hooks_import_nothing_from_tools(self):
+        # A hook gets the charts helpers as an argument (hooks.Kit); tools/ is not on its import path.
+        own = {os.path.splitext(f)[0] for f in os.listdir(os.path.join(ROOT, "tools")) if f.endswith(".py")}
+        for path in glob.glob(os.path.join(ROOT, "chapters", "*", "figures.py")):
+            text = open(path, encoding="utf-8").read()
+            found = re.findall(r"^\s*(?:from|import)\s+(\w+)", text, re.M)
+            self.assertEqual([m for m in found if m in own], [], path)
 
     def test_a_hook_lacking_fields_is_one_line(self):
         class Module:

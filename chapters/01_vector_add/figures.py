@@ -1,12 +1,23 @@
-"""Chapter 01's hook (tools/hooks.py): the Little's-law chart of the --littles-law run.
+"""Chapter 01's hooks (tools/hooks.py): the Little's-law chart of the --littles-law run, and the
+bandwidth every roofline's memory roof uses.
 
 GB/s against the bytes in flight per SM (the read sweep's rows and their
 extras), with the line latency x bandwidth predicts from the pointer chase
 measured in the same run, and the DRAM peak.
-"""
-from charts import save_chart
 
-ROWS = ("pointer_chase",)  # one dependent load after another: the latency of one load
+memory_roof: the achievable bandwidth of a machine is what cudaMemcpy moved
+(reads plus writes) in this chapter's default run of the same results file.
+"""
+
+ROWS = ("pointer_chase", "memcpy")  # the latency of one load (dependent loads); the copy bandwidth
+COPY = ROWS[1]
+
+
+def memory_roof(machine_runs):
+    """(GB/s, label) of the memcpy row in the default run of this chapter on that machine, or None."""
+    run = machine_runs.get("01") or {}
+    row = next((x for x in run.get("rows", []) if x["name"] == COPY and x.get("value")), None)
+    return (row["value"], "memory roof: cudaMemcpy, measured") if row else None
 
 
 def _latency_ns(r):
@@ -15,7 +26,8 @@ def _latency_ns(r):
     return chase[0]["median_ms"] * 1e6 / loads if loads else None
 
 
-def charts(runs, machine, out_dir, plt):
+def charts(runs, machine, out_dir, kit):
+    plt = kit.plt
     out = []
     for r in runs.values():
         points = [x for x in r["rows"] if "KiB in flight/SM" in (x.get("extras") or {}) and x.get("value")]
@@ -23,11 +35,12 @@ def charts(runs, machine, out_dir, plt):
         if not points or not latency_ns:
             continue  # not a --littles-law run
         out.append(f"{out_dir}/ch{r['chapter']}_littles_law_{machine}.png")
-        draw(plt, r, points, latency_ns, out[-1])
+        draw(kit, r, points, latency_ns, out[-1])
     return out
 
 
-def draw(plt, r, points, latency_ns, out_png):
+def draw(kit, r, points, latency_ns, out_png):
+    plt = kit.plt
     sms = r["gpu"]["sms"]
     peak = r.get("peak") if (r.get("peak") or {}).get("value") else None
     fig, ax = plt.subplots(figsize=(7.5, 4.6), dpi=110)
@@ -53,4 +66,4 @@ def draw(plt, r, points, latency_ns, out_png):
     ax.set_ylim(0, (cap or max(x["value"] for x in points)) * 1.12)
     ax.set_title(f"Bandwidth needs bytes in flight: {r['gpu']['name']}, DRAM latency {latency_ns:.0f} ns", fontsize=10)
     ax.legend(fontsize=8, loc="lower right")
-    save_chart(plt, fig, ax, out_png)
+    kit.save_chart(plt, fig, ax, out_png)

@@ -1,9 +1,16 @@
-"""Chapter 03's hook (tools/hooks.py): the tiling picture, pattern_tiling.png.
+"""Chapter 03's hooks (tools/hooks.py): the tiling picture, pattern_tiling.png, and the roofline.
 
-Drawn from the index arithmetic of the kernels (the same formulas as the
-code), not measured: the lesson puts the measured numbers beside it.
+The picture is drawn from the index arithmetic of the kernels (the same
+formulas as the code), not measured: the lesson puts the measured numbers
+beside it.
+
+The roofline (ch03_roofline_<machine>.png) places every verified row of the
+default run by its arithmetic intensity (the row's flops over its bytes: the
+problem's compulsory DRAM traffic, A and B read once, C written once) and its
+achieved TFLOP/s (flops over the median time), under the memory roof (the
+copy bandwidth measured in the same results file, Kit.memory_roof) and the
+FP32 roof (the GPU's architecture block; without one, the run's own peak).
 """
-from charts import save_diagram
 
 
 def tiling(plt):
@@ -38,5 +45,22 @@ def tiling(plt):
     return fig
 
 
-def diagrams(out_dir, plt):
-    return [save_diagram(plt, tiling(plt), out_dir, "pattern_tiling.png")]
+def diagrams(out_dir, kit):
+    plt = kit.plt
+    return [kit.save_diagram(plt, tiling(plt), out_dir, "pattern_tiling.png")]
+
+
+def charts(runs, machine, out_dir, kit):
+    run = runs.get("03")
+    if run is None:
+        return []
+    memory = kit.memory_roof()
+    compute = kit.compute_roof("fp32", run) or kit.peak_roof(run)
+    points = kit.roofline_points(kit.plt, run["rows"])
+    if not memory or not compute or not points:
+        raise LookupError("no memory roof, FP32 roof or row with flops and bytes")
+    out = f"{out_dir}/ch03_roofline_{machine}.png"
+    o = run.get("options") or {}
+    shape = " x ".join(str(o.get(d) or run["size"]) for d in ("m", "n", "k"))
+    return [kit.roofline(kit.plt, out, f"Chapter 03: SGEMM {shape} on the roofline, {run['gpu']['name']}",
+                         points, memory, [compute])]

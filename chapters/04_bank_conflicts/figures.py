@@ -3,7 +3,6 @@
 Drawn from the index arithmetic of the kernels (the same formulas as the
 code), not measured: the lesson puts the measured numbers beside it.
 """
-from charts import save_diagram
 
 WARP = 32
 
@@ -34,5 +33,6 @@ def banks(plt):
     return fig
 
 
-def diagrams(out_dir, plt):
-    return [save_diagram(plt, banks(plt), out_dir, "pattern_banks.png")]
+def diagrams(out_dir, kit):
+    plt = kit.plt
+    return [kit.save_diagram(plt, banks(plt), out_dir, "pattern_banks.png")]

@@ -4,7 +4,6 @@ and the tiles in flight in v6's and v7's block orders, pattern_block_order.png.
 Drawn from the index arithmetic of the kernels (the same formulas as the
 code), not measured: the lesson puts the measured numbers beside it.
 """
-from charts import save_diagram
 
 
 def transpose(plt):
@@ -70,6 +69,7 @@ def block_order(plt):
     return fig
 
 
-def diagrams(out_dir, plt):
-    return [save_diagram(plt, transpose(plt), out_dir, "pattern_transpose.png"),
-            save_diagram(plt, block_order(plt), out_dir, "pattern_block_order.png")]
+def diagrams(out_dir, kit):
+    plt = kit.plt
+    return [kit.save_diagram(plt, transpose(plt), out_dir, "pattern_transpose.png"),
+            kit.save_diagram(plt, block_order(plt), out_dir, "pattern_block_order.png")]

@@ -1,10 +1,16 @@
-"""Chapter 06's chart: the four classic steps (v1-v4) and CUB across the bench sizes.
+"""Chapter 06's charts: the four classic steps (v1-v4) and CUB across the bench sizes, and the roofline.
 
-tools/results.py render calls charts(runs, machine, out_dir, plt) with this
+tools/results.py render calls charts(runs, machine, out_dir, kit) with this
 chapter's runs on one machine: "06" (the default, 2^28 floats) and the
 bench_shapes runs "06@<label>". Each run's size is its "size" field (the
 floats summed); each point is a row's median time. The lesson's table "The
 same four steps at every bench size" holds the same numbers.
+
+The roofline (ch06_roofline_<machine>.png): every verified row of the default
+run at its arithmetic intensity (one addition per 4-byte float: flops over
+bytes) and achieved TFLOP/s, under the memory roof (the copy bandwidth of the
+same results file) and the FP32 roof (the GPU's architecture block; without
+one, chapter 03's FP32 peak in the same file).
 """
 import os
 
@@ -17,7 +23,12 @@ LABELS = {"atomic_per_element": "v1 atomic per element", "grid_stride": "v2 grid
           "shared_tree": "v3 shared tree", "unrolled": "v4 unrolled", "cub": "CUB"}
 
 
-def charts(runs, machine, out_dir, plt):
+def charts(runs, machine, out_dir, kit):
+    return charts_sizes(runs, machine, out_dir, kit) + charts_roofline(runs, machine, out_dir, kit)
+
+
+def charts_sizes(runs, machine, out_dir, kit):
+    plt = kit.plt
     by_size = {}
     for run in runs.values():
         if run.get("size"):
@@ -50,3 +61,17 @@ def charts(runs, machine, out_dir, plt):
     fig.savefig(out)
     plt.close(fig)
     return [out]
+
+
+def charts_roofline(runs, machine, out_dir, kit):
+    run = runs.get("06")
+    if run is None:
+        return []
+    memory = kit.memory_roof()
+    compute = kit.compute_roof("fp32", run) or kit.peak_roof(kit.machine_runs.get("03") or {})
+    points = kit.roofline_points(kit.plt, run["rows"])
+    if not memory or not compute or not points:
+        raise LookupError("no memory roof, FP32 roof or row with flops and bytes")
+    out = f"{out_dir}/ch06_roofline_{machine}.png"
+    return [kit.roofline(kit.plt, out, f"Chapter 06: sum of {run['size']:,} floats on the roofline, "
+                         f"{run['gpu']['name']}", points, memory, [compute])]

@@ -1,6 +1,6 @@
 """Chapter 07's charts: occupancy against speed, one panel per problem.
 
-tools/results.py render calls charts(runs, machine, out_dir, plt) with this
+tools/results.py render calls charts(runs, machine, out_dir, kit) with this
 chapter's runs on one machine (the run key "07" is the default problem set).
 Everything comes from the results JSON: each row's theoretical occupancy
 (extra "occ %"), its GB/s, its local memory (extra "local B", spills) and,
@@ -25,7 +25,8 @@ def _scatter(ax, rows, y, label_of=lambda x: x["name"]):
         ax.annotate(label_of(x), (e["occ %"], y(x)), fontsize=7, xytext=(4, 3), textcoords="offset points")
 
 
-def charts(runs, machine, out_dir, plt):
+def charts(runs, machine, out_dir, kit):
+    plt = kit.plt
     run = runs.get("07")
     if not run:
         return []

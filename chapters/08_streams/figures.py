@@ -64,7 +64,8 @@ def lane_label(marks, lane):
     return f"stream {lane}: {ops.pop()}" if len(ops) == 1 else f"stream {lane}"
 
 
-def charts(runs, machine, out_dir, plt):
+def charts(runs, machine, out_dir, kit):
+    plt = kit.plt
     written = []
     default = [r for r in runs.values() if not r.get("label")]
     if default:

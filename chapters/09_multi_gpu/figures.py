@@ -28,7 +28,8 @@ def _unit(rows):
     return "GB/s"
 
 
-def charts(runs, machine, out_dir, plt):
+def charts(runs, machine, out_dir, kit):
+    plt = kit.plt
     import os
     r = next((x for x in runs.values() if not x.get("label")), None)
     if r is None:

@@ -1,4 +1,4 @@
-"""Chapter 10's hooks (tools/hooks.py): the shapes table's lines and the pipeline-depth chart.
+"""Chapter 10's hooks (tools/hooks.py): the shapes table's lines, the pipeline-depth chart and the roofline.
 
 Both read each run's "options" (m, n, k, stages: docs/results.md), never its
 label or problem text. bench_shapes runs two kinds of extra runs: other
@@ -6,13 +6,21 @@ shapes (other m, n, k) and the pipeline-depth sweep (the default shape with
 --stages 2 to 5). A labelled run at the default run's m, n, k is part of the
 sweep: it goes to the chart, not to the shapes table.
 
-diagrams(out_dir, plt) draws the lesson's pictures of the bridge from
+The roofline (ch10_roofline_<machine>.png): every verified row of the
+default run, and for each M = 128 shape run (the DeepSeek-V3 shapes of
+bench_shapes, found by their options, m = 128) its best version and its
+baseline, at their arithmetic intensity (flops over the problem's bytes: A and
+B in FP8, their scales, C in BF16) and achieved TFLOP/s, under the memory roof
+(the copy bandwidth of the same results file) and the FP8 tensor roof (the
+GPU's architecture block, with its BF16 roof dashed; without one, the run's
+own FP8 peak).
+
+diagrams(out_dir, kit) draws the lesson's pictures of the bridge from
 chapter 03's tiles to Hopper's tensor cores (ch10_*.png). They are drawn
 from the kernels' shapes and formulas (tile sizes, the 128-byte swizzle, the
 ring's parities), not measured: the lesson puts the measured numbers beside
 them.
 """
-from charts import save_chart
 
 ROWS = ("warp_specialized",)  # v4, the version whose ring depth the sweep varies
 
@@ -47,8 +55,45 @@ def shapes(runs):
     return [(_shape(default) + " (default)", default)] + [(r["label"], r) for r in others]
 
 
-def charts(runs, machine, out_dir, plt):
+SMALL_M = 128  # the shapes whose roofline points are drawn one by one (DeepSeek-V3's M = 128 layers)
+
+
+def charts(runs, machine, out_dir, kit):
+    return roofline(runs, machine, out_dir, kit) + stages(runs, machine, out_dir, kit)
+
+
+def roofline(runs, machine, out_dir, kit):
+    """The roofline of the default run's rows and of each M = 128 shape's best version and baseline."""
+    default, others, _sweep = _split(runs)
+    memory = kit.memory_roof()
+    compute = kit.compute_roof("fp8", default) or kit.peak_roof(default)
+    if not memory or not compute:
+        raise LookupError("no memory roof or FP8 roof")
+    points = kit.roofline_points(kit.plt, default["rows"], lambda x: f"{x['name']} ({_shape(default)})")
+    small = [r for r in others if _dims(r)[0] == SMALL_M]
+    small.sort(key=lambda r: r["rows"][0]["flops"] / r["rows"][0]["bytes"])
+    colors = kit.plt.get_cmap("tab10")
+    for i, r in enumerate(small):
+        rows = {x["name"]: x for x in r["rows"] if x.get("verified") == "yes"}
+        shape, c = _shape(r), colors(i % 10)
+        for name, style in ((r.get("best"), dict(marker="^", color=c, s=56)),
+                            (r.get("baseline"), dict(marker="v", facecolors="none", edgecolors=c, s=56))):
+            p = kit.point(rows.get(name) or {}, f"{shape}: {name}")
+            if p:
+                points.append(p + (style,))
+    if not points:
+        raise LookupError("no row with flops and bytes")
+    roofs = [compute] + [x for x in [kit.compute_roof("bf16", default)] if x]
+    out = f"{out_dir}/ch10_roofline_{machine}.png"
+    kit.roofline(kit.plt, out, f"Chapter 10: FP8 GEMM on the roofline, {default['gpu']['name']}", points, memory,
+                 roofs, note=f"Triangles: the M = {SMALL_M} shapes, each with its best version (filled) and its "
+                 "baseline (hollow, cuBLASLt) measured in the same run.")
+    return [out]
+
+
+def stages(runs, machine, out_dir, kit):
     """v4's TFLOP/s against the stages of its ring, with the baseline measured in each of the same runs."""
+    plt = kit.plt
     _default, _others, sweep = _split(runs)
     points = []
     for r in sweep:
@@ -73,12 +118,13 @@ def charts(runs, machine, out_dir, plt):
     ax.set_title(f"Pipeline depth: {_shape(sweep[0])} on {sweep[0]['gpu']['name']}", fontsize=10)
     ax.legend(fontsize=8, loc="lower right")
     out = f"{out_dir}/ch{sweep[0]['chapter']}_stages_{machine}.png"
-    save_chart(plt, fig, ax, out)
+    kit.save_chart(plt, fig, ax, out)
     return [out]
 
 
-def diagrams(out_dir, plt):
+def diagrams(out_dir, kit):
     """Writes docs/figures/ch10_*.png; returns their paths."""
+    plt = kit.plt
     import os
 
     from matplotlib.patches import FancyArrowPatch, Rectangle
