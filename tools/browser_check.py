@@ -16,8 +16,14 @@ checks:
     rendered (as many code fragments and tables as the source has);
   - the number markers show their numbers, not themselves: no visible
     "<!--n", "{n:" or "<!--src:" text in the prose (code aside) of a page
-    made from Markdown, and no HTML tag shown as text there.
-Prints the counts (pages, images, console errors) and exits 1 on any failure,
+    made from Markdown, and no HTML tag shown as text there;
+  - no Markdown shows as text in that prose: no "**", no "*\"" or "\"*" (an
+    emphasis Doxygen did not take), no pair of backticks (a code span it
+    did not take);
+  - no image is wider than the text column (at a 1280-pixel-wide window):
+    a wide chart is scaled down, not cut off.
+Prints the counts (pages, images, console errors, raw Markdown, over-wide
+images) and exits 1 on any failure,
 2 on a usage error or when the browser cannot start.
 
 Needs Chromium with its driver and Selenium (Debian/Ubuntu:
@@ -162,7 +168,7 @@ def main(argv):
 
     options = webdriver.ChromeOptions()
     for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--allow-file-access-from-files"):
+                "--allow-file-access-from-files", "--window-size=1280,1000"):
         options.add_argument(arg)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     for binary in ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"):
@@ -177,7 +183,7 @@ def main(argv):
         usage(f"cannot start headless Chromium: {str(e).splitlines()[0]}")
     driver.set_page_load_timeout(60)
 
-    images = broken_images = console_errors = 0
+    images = broken_images = console_errors = raw_markdown = wide_images = 0
     try:
         for name in sorted(to_load):
             driver.get((html_dir / name).as_uri())
@@ -195,6 +201,20 @@ def main(argv):
                 if not width:
                     broken_images += 1
                     failures.append(f"{name}: image {src} does not load")
+            # An image wider than the text column that holds it is cut off
+            # (or makes the reader scroll sideways).
+            for src, shown, column in driver.execute_script("""
+                    const c = document.querySelector('div.contents');
+                    if (!c) return [];
+                    const right = c.getBoundingClientRect().right;
+                    return Array.from(c.querySelectorAll('img')).map(i => {
+                      const r = i.getBoundingClientRect();
+                      return [i.getAttribute('src'), r.right, right];
+                    });"""):
+                if shown > column + 1:
+                    wide_images += 1
+                    failures.append(f"{name}: image {src} is wider than the text column (ends at {shown:.0f} px, "
+                                    f"the column at {column:.0f} px)")
             for entry in driver.get_log("browser"):
                 if entry.get("level") == "SEVERE":
                     console_errors += 1
@@ -218,6 +238,10 @@ def main(argv):
                 if raw:
                     at = raw.start()
                     failures.append(f"{name}: HTML shows as text: ...{text[max(0, at - 40):at + 40]!r}...")
+                for m in re.finditer(r"\*\*|\*\"|\"\*|`[^`\n]+`", text):
+                    raw_markdown += 1
+                    at = m.start()
+                    failures.append(f"{name}: Markdown shows as text: ...{text[max(0, at - 40):at + 40]!r}...")
                 fences, tables = markdown_counts(ROOT / md_pages[name])
                 fragments = driver.execute_script("return document.querySelectorAll('div.contents div.fragment').length;")
                 shown_tables = driver.execute_script("return document.querySelectorAll('div.contents table.markdownTable').length;")
@@ -234,7 +258,8 @@ def main(argv):
         print(f"  FAIL  {f}")
     print(f"browser_check: {len(graph)} pages in the site, {len(reach)} reachable from the main page by links; "
           f"{lessons} lessons and {exercises} exercise pages; {len(to_load)} pages loaded in Chromium; "
-          f"{images} images ({broken_images} broken); {console_errors} console errors; "
+          f"{images} images ({broken_images} broken, {wide_images} wider than the text column); "
+          f"{console_errors} console errors; {raw_markdown} places where Markdown shows as text; "
           f"{len(failures)} failures")
     return 1 if failures else 0
 

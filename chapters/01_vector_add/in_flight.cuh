@@ -52,14 +52,32 @@ constexpr int kThreads = 256;
 __device__ inline unsigned fold(unsigned x) { return x; }
 __device__ inline unsigned fold(uint4 v) { return v.x ^ v.y ^ v.z ^ v.w; }
 
+/// Threads an SM of the architecture being compiled holds (device code
+/// cannot call steps::limits_for(), the table these come from): 1024 on
+/// sm_75 (T4), 1536 on sm_86, sm_87, sm_89 and sm_120, 2048 elsewhere. A
+/// launch bound that asks for more blocks than fit is ignored, with a
+/// ptxas warning.
+constexpr int threads_per_sm_compiled() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 750
+  return 1024;
+#elif defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 870 || __CUDA_ARCH__ == 890 || \
+                                 __CUDA_ARCH__ >= 1200)
+  return 1536;
+#else
+  return 2048;
+#endif
+}
+
 /// XORs `in[0 .. nv)` (and the `tail_count` words of `tail`) into *result,
 /// U independent loads of sizeof(V) bytes per thread and loop step.
 /// Blocks per SM the compiler must leave registers for: 8 (2048 threads,
 /// at most 32 registers each) unless a thread holds more than 64 bytes of
-/// loads (8 x 16 B: 32 registers of data alone), then 4.
+/// loads (8 x 16 B: 32 registers of data alone), then 4; never more than
+/// the SM holds (4 of 256 threads on a T4, 6 on sm_86 and sm_89).
 template <int U, class V>
 constexpr int min_blocks() {
-  return U * sizeof(V) <= 64 ? 8 : 4;
+  const int wanted = U * sizeof(V) <= 64 ? 8 : 4, fit = threads_per_sm_compiled() / kThreads;
+  return wanted < fit ? wanted : fit;
 }
 
 template <int U, class V>
@@ -93,7 +111,7 @@ __global__ void __launch_bounds__(kThreads, min_blocks<U, V>())
 struct Config {
   int loads = 1;         ///< U: independent loads per thread and loop step (1, 2, 4, 8)
   int bytes = 4;         ///< W: bytes per load (4 or 16)
-  int blocks_per_sm = 8; ///< resident blocks per SM (1 to 8)
+  int blocks_per_sm = 8; ///< resident blocks per SM asked for (1 to 8; the GPU may hold fewer: 4 on a T4)
 
   /// Upper bound of the bytes in flight per SM.
   double bytes_in_flight_per_sm() const { return double{1} * blocks_per_sm * kThreads * loads * bytes; }

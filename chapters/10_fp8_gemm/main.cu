@@ -90,6 +90,7 @@ std::string cublaslt_needs(std::int64_t m, std::int64_t n, bool block, const ste
   if (n % 8 != 0) return "cuBLASLt needs N a multiple of 8 (rows of BF16 D 16-byte aligned); N = " + std::to_string(n);
   if (!block) return "";
   if (sm_of(run) != 90) return "cuBLASLt's block scaling is run on Hopper (sm_90) only; this GPU is sm_" + sm;
+  if (std::string why = v0::lt_block_scales_missing(); !why.empty()) return why;
   if (m % 4 != 0)
     return "cuBLASLt's block scaling needs M a multiple of 4 (its 1 x 128 scales of A are stored M-major, each K "
            "block's M scales 16-byte aligned); M = " + std::to_string(m);

@@ -90,6 +90,19 @@ enum class LtScales {
   block,      ///< fine: our A VEC128_32F, our B BLK128x128_32F through the scale pointers
 };
 
+/// cuBLAS 12.9 brought the Hopper block-scale modes (VEC128_32F,
+/// BLK128x128_32F); an older cuBLAS has the per-tensor modes only. "" when
+/// this build has them, else why the block-scaled row cannot run (its
+/// `unavailable` reason: the row is skipped, the other rows run).
+inline std::string lt_block_scales_missing() {
+#if CUBLAS_VERSION >= 120900
+  return "";
+#else
+  return "cuBLASLt's block scaling (VEC128_32F, BLK128x128_32F) needs cuBLAS 12.9 or newer; this program was built "
+         "with cuBLAS " + std::to_string(CUBLAS_VERSION);
+#endif
+}
+
 inline const char* lt_scales_name(LtScales s) {
   switch (s) {
     case LtScales::alpha: return "per-tensor scales in alpha";
@@ -135,10 +148,15 @@ public:
     if (scales != LtScales::alpha) {
       // cuBLASLt's A is our B and its B our A (see the top). The attribute's
       // value is the device pointer: pass its address.
+#if CUBLAS_VERSION >= 120900
       const std::int32_t mode_a = scales == LtScales::block ? CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F
                                                              : CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F;
       const std::int32_t mode_b = scales == LtScales::block ? CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F
                                                              : CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F;
+#else // no block-scale modes: the block row is skipped before it gets here (lt_block_scales_missing)
+      if (scales == LtScales::block) throw std::runtime_error(lt_block_scales_missing());
+      const std::int32_t mode_a = CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F, mode_b = mode_a;
+#endif
       CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &mode_a, sizeof mode_a));
       CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &mode_b, sizeof mode_b));
       const void* a_scales = sb;

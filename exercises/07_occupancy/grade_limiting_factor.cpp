@@ -121,6 +121,11 @@ std::string check(const Case& c, std::uint64_t) {
              std::to_string(arch.smem_per_block_optin) + " B): by_shared_memory must be 0. Is the size kept in a "
              "std::size_t all the way? In an int (or an unsigned int) a size past 2^31 (2^32) wraps around to a "
              "small or negative number.";
+    else if (got.by_shared_memory == 0 && want.by_shared_memory > 0 && c.smem <= arch.smem_per_block_optin &&
+             c.smem + reserved > arch.smem_per_block_optin)
+      hint = "the opt-in maximum (" + std::to_string(arch.smem_per_block_optin) + " B) applies to the block's own " +
+             "bytes, before the reservation: " + std::to_string(c.smem) + " B are allowed, and are then given as " +
+             std::to_string(want.smem_per_block) + " B with the " + std::to_string(reserved) + " B reserved.";
     else if (want.by_shared_memory == steps::kUnlimited)
       hint = "this block is given no shared memory at all (nothing is reserved before sm_80): nothing limits "
              "it, by_shared_memory must be steps::kUnlimited.";

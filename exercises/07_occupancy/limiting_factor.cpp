@@ -6,7 +6,7 @@
 // lesson works an example through). Do not call steps::occupancy(): it is
 // the reference the grader compares your answers with.
 //
-// Grade: ./tutorial grade 07   (runs on the CPU: no GPU needed)
+// Grade: ./tutorial grade 07 occupancy   (runs on the CPU: no GPU needed)
 #include "limiting_factor.hpp"
 
 namespace ex07 {
@@ -25,10 +25,11 @@ BlockLimits limiting_factor(const steps::ArchLimits& arch, int threads_per_block
   // the register file. More than arch.max_regs_per_thread never fits (0).
   r.by_registers = 0;
 
-  // TODO 3 (shared memory): the block's bytes plus
-  // arch.smem_reserved_per_block, rounded up to arch.smem_alloc_unit, out
-  // of arch.smem_per_sm. A block given no shared memory at all is not
-  // limited by it: steps::kUnlimited.
+  // TODO 3 (shared memory): more than arch.smem_per_block_optin bytes (the
+  // block's own, before the reservation) never fit (0). Else the block's
+  // bytes plus arch.smem_reserved_per_block, rounded up to
+  // arch.smem_alloc_unit, out of arch.smem_per_sm. A block given no shared
+  // memory at all is not limited by it: steps::kUnlimited.
   r.by_shared_memory = 0;
 
   // TODO 4 (blocks): the resident-block limit.

@@ -1,0 +1,16 @@
+# The CUDA Toolkit the course needs, checked once at configure time.
+#
+# 12.8 is the oldest toolkit the course compiles with: chapters 01-09 and
+# chapter 10's own kernels. Chapter 10's cuBLASLt block-scaled row needs
+# cuBLAS 12.9 (its Hopper block-scale modes); with 12.8 that row is skipped
+# with its reason (v0_cublaslt.cuh, lt_block_scales_missing).
+set(STEPS_MIN_CUDA_VERSION 12.8)
+
+# Fails the configure, in one line, when `version` is older than the minimum.
+# (A function, so that a script can try it: cmake -DV=12.4 -P check_toolkit.cmake.)
+function(steps_check_toolkit version)
+  if(version VERSION_LESS STEPS_MIN_CUDA_VERSION)
+    message(FATAL_ERROR "cuda-steps needs CUDA Toolkit ${STEPS_MIN_CUDA_VERSION} or newer; found ${version} "
+                        "(nvcc: ${CMAKE_CUDA_COMPILER}). Install a newer toolkit, or put its bin/ first on PATH.")
+  endif()
+endfunction()
