@@ -23,6 +23,7 @@ gives it what GitHub shows, without changing the files:
 Code blocks are passed through untouched. Usage: markdown_filter.py FILE
 (Doxygen's FILTER_PATTERNS; the result goes to standard output).
 """
+import contextlib
 import os
 import re
 import sys
@@ -123,8 +124,8 @@ def main():
     else:
         with open(path, encoding="utf-8") as f:
             text = f.read()
-    if True:
-        for line in text.splitlines(keepends=True):
+    with contextlib.nullcontext(text.splitlines(keepends=True)) as lines:
+        for line in lines:
             line = MARKER.sub("", line.rstrip("\n"))
             if FENCE.match(line):
                 flush()
