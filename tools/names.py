@@ -27,7 +27,7 @@ import course
 import marks
 
 ROLES = {"version", "baseline", "reference", "yours", "mistake"}
-VARIANT = re.compile(r"--variant[ =]([A-Za-z0-9_,]+)")
+VARIANT = re.compile(r"--(?:variant|except)[ =]([A-Za-z0-9_,]+)")
 
 
 def registry(binary):
@@ -42,7 +42,7 @@ def registry(binary):
 
 
 def variant_uses(path, number):
-    """(chapter, line, name) of every --variant list of one file."""
+    """(chapter, line, name) of every --variant (and --except) list of one file."""
     out = []
     with open(path, encoding="utf-8") as f:
         for k, line in enumerate(f, 1):
