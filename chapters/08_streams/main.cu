@@ -80,9 +80,13 @@ steps::ChapterInfo info() {
   i.work_note = "us: microseconds per run, lower is better. moved GB/s: bytes over the host link (PCIe) per "
                 "second, both directions added, for the rows that copy (1 GB = 1e9 B).";
   i.baseline = "copy_engines";
+  // NOTE: no goal against ideal_bound (the slowest stage alone). A pipeline
+  // runs both copy directions at once, and on a link whose two directions
+  // together are slower than either alone, copy_engines (both whole copies
+  // at once, measured in the same run) is itself far under ideal_bound: such
+  // a goal grades the host's link, not the code. ideal_bound stays a row.
   i.goals = {
       {"best", "copy_engines", 0.95, ">= 0.95x the copy-engine bound (both whole copies at once)"},
-      {"best", "ideal_bound", 0.85, ">= 0.85x the ideal bound (the slowest stage alone)"},
       {"graph_replay", "launch_one_by_one", 2.5, ">= 2.5x faster than launching the kernels one by one"},
   };
   i.timeout_s = 300;
