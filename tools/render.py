@@ -110,7 +110,17 @@ def render_for(root, path, machine):
             text = replace_block(text, f"{num}:{ref}", tables.markdown_table(r))
     problems = []
     new = marks.render_marks(results, path, path, False, problems)
-    return text if new is None else _merge_blocks(new, text, ref)
+    text = text if new is None else _merge_blocks(new, text, ref)
+    # The charts and the results file the lesson points to: that machine's,
+    # where ./tutorial bench drew them.
+    machine = results.default
+    figures = os.path.join(root, "docs", "figures")
+
+    def figure(m):
+        theirs = m.group(1) + "_" + machine + ".png"
+        return theirs if os.path.exists(os.path.join(figures, theirs)) else m.group(0)
+    text = re.sub(rf"([A-Za-z0-9_]+)_{re.escape(ref)}\.png", figure, text)
+    return text.replace(f"docs/results/{ref}.json", f"docs/results/{machine}.json")
 
 
 def _merge_blocks(marked, blocks, ref):
