@@ -1,5 +1,5 @@
-// Chapter 10: the data every group of rows builds for itself (main.cu and
-// yours.cuh have the groups): the shape from the command line, FP32 inputs
+// Chapter 10: the data every group of rows builds for itself
+// (kernel_problem.cuh, cublaslt_problem.cuh and yours.cuh have the groups): the shape from the command line, FP32 inputs
 // made and quantized on the GPU in one scaling, their host copies, the
 // output D, and the reference D is checked against, made on first use.
 //
@@ -123,7 +123,8 @@ struct Fp32Inputs {
 };
 
 /// One product in one scaling: operands, D, the reference and the check.
-/// The problem types of main.cu and yours.cuh derive from it and add what
+/// The problem types of kernel_problem.cuh, cublaslt_problem.cuh and
+/// yours.cuh derive from it and add what
 /// their rows need (cuBLASLt plans, the exercise's scale layout).
 class Fp8Data {
 public:
@@ -317,6 +318,20 @@ steps::Row<P> fp8_row(std::string name, std::string what, steps::Role role, Gamm
   r.work = [](const P& p) { return p.work(); };
   r.reset = [](P& p) { p.poison(); };
   r.check = [gamma](P& p) { return p.check(gamma(p.k())); };
+  return r;
+}
+
+/// Row `r`, skipped where `why` says it cannot run (steps::Row::unavailable).
+template <class P>
+steps::Row<P> needs(steps::Row<P> r, std::function<std::string(const P&, const steps::Run&)> why) {
+  r.unavailable = std::move(why);
+  return r;
+}
+
+/// `r` with extra columns.
+template <class P>
+steps::Row<P> with_extras(steps::Row<P> r, std::function<std::vector<steps::Extra>(const P&)> extras) {
+  r.extras = std::move(extras);
   return r;
 }
 
