@@ -1,7 +1,8 @@
 // Chapter 10: the data every group of rows builds for itself
-// (kernel_problem.cuh, cublaslt_problem.cuh and yours.cuh have the groups): the shape from the command line, FP32 inputs
-// made and quantized on the GPU in one scaling, their host copies, the
-// output D, and the reference D is checked against, made on first use.
+// (kernel_problem.cuh, cublaslt_problem.cuh and yours.cuh have the
+// groups): the shape from the command line, FP32 inputs made and quantized
+// on the GPU in one scaling, their host copies, the output D, and the
+// reference D is checked against, made on first use.
 //
 // Verification: for small problems (up to 2^27 multiply-adds) the reference
 // is an FP64 CPU product of the quantized inputs. For large ones, cuBLAS
