@@ -191,7 +191,7 @@ steps::ChapterInfo info() {
   i.flag_options.push_back({"--integers", "random integers in [-8, 8] without 0 as input: while the sum of |x| "
                                           "stays <= 2^24 (n up to about 3.7 million) every sum is exact, and so "
                                           "is every check"});
-  i.flag_options.push_back({"--repeat-check", "run each version a second time and print both results' bits, "
+  i.flag_options.push_back({"--repeat-check", "run each version a second time and note both results' bits, "
                                               "whether they are identical, the error and its bound", true});
   return i;
 }

@@ -26,7 +26,6 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
-#include <iostream>
 #include <string>
 
 namespace ch06 {
@@ -155,18 +154,20 @@ public:
                                                           "' (--repeat-check) did not finish within 120 s");
     const float again = result();
     const bool same = bits(got) == bits(again);
+    // What the second run shows is a note of the row (check() runs inside
+    // it): printed under the table as "name: ...", and in the row's JSON.
     if (repeat_check_) {
       char line[400];
       std::snprintf(line, sizeof line,
-                    "repeat-check %-28s run 1 %.9g [0x%08x], run 2 %.9g [0x%08x]: %s; |error| %.3g, bound %.3g "
+                    "repeat-check: run 1 %.9g [0x%08x], run 2 %.9g [0x%08x]: %s; |error| %.3g, bound %.3g "
                     "(depth %zu)",
-                    name.c_str(), got, bits(got), again, bits(again), same ? "same bits" : "DIFFERENT bits",
+                    got, bits(got), again, bits(again), same ? "same bits" : "DIFFERENT bits",
                     std::fabs(static_cast<double>(got) - sum_), tol, depth);
-      std::cout << line << '\n';
+      run_.row_note(line);
     }
     if (deterministic && !same && c.ok) {
-      std::cout << name << ": two runs on the same input gave different bits (" << steps::format_value(got)
-                << " and " << steps::format_value(again) << "), but this version promises determinism\n";
+      run_.row_note("two runs on the same input gave different bits (" + steps::format_value(got) + " and " +
+                    steps::format_value(again) + "), but this version promises determinism");
       c.ok = false;
       c.bad_count = 1;
       c.first_bad = 0;
