@@ -23,8 +23,9 @@ inline std::string choice_of(const v0::CublasLtFp8& plan) {
 
 /// cuBLASLt's per-tensor rows: the per-tensor product (a different, easier
 /// problem than the fine-grained one), whatever scaling the command line
-/// asks for; scales through the scale pointers (SCALAR_32F). One plan per
-/// accumulation mode, chosen on first use (in the untimed verification run).
+/// asks for; scales through the scale pointers (SCALAR_32F). Each row (one
+/// per accumulation mode) makes its plan on first use (the untimed
+/// verification run), as its state (Run::row_state), and notes its choice.
 class CublasLtProblem : public Fp8Data {
 public:
   CublasLtProblem(const steps::Options& opts, steps::Run&)
@@ -35,21 +36,20 @@ public:
                    "per tensor (scale pointers)");
   }
 
-  void run(bool fast, cudaStream_t stream) {
-    std::unique_ptr<v0::CublasLtFp8>& plan = plans_[fast ? 1 : 0];
+  void run(bool fast, steps::Run& run) {
+    auto& plan = run.row_state<std::unique_ptr<v0::CublasLtFp8>>(); // freed with the row, before handle_
     if (!plan) {
       plan = std::make_unique<v0::CublasLtFp8>(handle_.get(), m(), n(), k(), fast, v0::LtScales::per_tensor,
                                                operands().sa.data(), operands().sb.data());
-      plan->select_algorithm(operands().a.data(), operands().b.data(), 1.0f, d(), stream);
-      say(choice_of(*plan));
+      plan->select_algorithm(operands().a.data(), operands().b.data(), 1.0f, d(), run.stream());
+      run.row_note(choice_of(*plan));
       return;
     }
-    plan->run(operands().a.data(), operands().b.data(), 1.0f, d(), stream);
+    plan->run(operands().a.data(), operands().b.data(), 1.0f, d(), run.stream());
   }
 
 private:
   v0::LtHandle handle_;
-  std::unique_ptr<v0::CublasLtFp8> plans_[2]; // [default, fast accumulation]
 };
 
 } // namespace ch10

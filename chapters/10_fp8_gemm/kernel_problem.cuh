@@ -16,6 +16,7 @@
 #include "steps/memory.hpp"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,29 +39,34 @@ public:
   /// The ring depth of v4 and v5 (--stages).
   int stages() const { return stages_; }
 
-  /// v5's plan: made on first use and said once.
-  const v5::Plan& split_plan() {
-    if (!split_plan_) {
-      split_plan_ = std::make_unique<v5::Plan>(v5::plan(gemm(), stages_));
-      say(split_plan_->describe());
+  /// v5, or v4 where its plan does not split K. The plan is the row's
+  /// state, made on first use (it asks the occupancy calculator) and noted.
+  void run_split_k(steps::Run& run) {
+    auto& plan = run.row_state<std::optional<v5::Plan>>();
+    if (!plan) {
+      plan = v5::plan(gemm(), stages_);
+      run.row_note(plan->describe());
     }
-    return *split_plan_;
+    if (plan->splits == 1) return v4::launch(gemm(), run.stream(), stages_);
+    v5::launch(gemm(), *plan, stages_, run.stream());
   }
-  /// v5, or v4 where its plan does not split K.
-  void run_split_k(cudaStream_t stream) {
-    if (split_plan().splits == 1) return v4::launch(gemm(), stream, stages_);
-    v5::launch(gemm(), split_plan(), stages_, stream);
-  }
+  /// Whether v5 splits K here (its row's same_as, asked before the row
+  /// runs: the same plan as run_split_k's, made again).
+  bool split_k_splits() { return v5::plan(gemm(), stages_).splits > 1; }
 
-  /// v7's plan (its slots and flags): made on first use and said once.
-  v7::Plan& stream_plan() {
-    if (!stream_plan_) {
-      stream_plan_ = std::make_unique<v7::Plan>(gemm(), min_saving_);
-      say(stream_plan_->describe());
+  /// v7. Its plan (the cut, its slots and flags) is the row's state, made
+  /// on first use and noted.
+  void run_stream_k(steps::Run& run) {
+    auto& plan = run.row_state<std::unique_ptr<v7::Plan>>();
+    if (!plan) {
+      plan = std::make_unique<v7::Plan>(gemm(), min_saving_);
+      run.row_note(plan->describe());
     }
-    return *stream_plan_;
+    plan->launch(gemm(), run.stream());
   }
-  void run_stream_k(cudaStream_t stream) { stream_plan().launch(gemm(), stream); }
+  /// Whether v7 cuts the last wave here (its row's same_as: the plan's cut,
+  /// without its buffers).
+  bool stream_k_splits() { return v7::cut_of(gemm(), min_saving_).splits(); }
 
   std::string describe() const {
     return summary(std::string("D (bf16) = A (e4m3) * B^T (e4m3), FP32 accumulation, ") + scaling_name(scaling()));
@@ -68,45 +74,50 @@ public:
 
   /// cuBLASLt on these inputs and scales: block scaling (our fine scales in
   /// its layouts, copied once, untimed) or the per-tensor scale pointers.
-  /// The plan is made and its algorithm chosen on first use (the untimed
-  /// verification run).
-  void run_cublaslt(cudaStream_t stream) {
-    if (!lt_plan_) {
-      lt_handle_ = v0::make_lt_handle();
+  /// The plan is the row's state, made and its algorithm chosen on first use
+  /// (the untimed verification run), and its choice noted.
+  void run_cublaslt(steps::Run& run) {
+    auto& lt = run.row_state<LtState>();
+    if (!lt.plan) {
+      lt.handle = v0::make_lt_handle();
       const bool block = scaling() == Scaling::fine;
       const float* sa = operands().sa.data();
       const float* sb = operands().sb.data();
       if (block) {
         sa = operands().sa_by_kb.data(); // cuBLASLt's 1 x 128 layout when M % 4 == 0 (cublaslt_needs)
         const std::vector<float> b = v0::lt_scales_of(operands().host_b.scales, n(), k());
-        lt_sb_ = steps::DeviceBuffer<float>(b.size());
-        lt_sb_.copy_from_host(b);
-        sb = lt_sb_.data();
+        lt.sb = steps::DeviceBuffer<float>(b.size());
+        lt.sb.copy_from_host(b);
+        sb = lt.sb.data();
       }
-      lt_plan_ = std::make_unique<v0::CublasLtFp8>(lt_handle_.get(), m(), n(), k(), false,
-                                                   block ? v0::LtScales::block : v0::LtScales::per_tensor, sa, sb);
-      lt_plan_->select_algorithm(operands().a.data(), operands().b.data(), 1.0f, d(), stream);
-      say(choice_of(*lt_plan_));
+      lt.plan = std::make_unique<v0::CublasLtFp8>(lt.handle.get(), m(), n(), k(), false,
+                                                  block ? v0::LtScales::block : v0::LtScales::per_tensor, sa, sb);
+      lt.plan->select_algorithm(operands().a.data(), operands().b.data(), 1.0f, d(), run.stream());
+      run.row_note(choice_of(*lt.plan));
       return;
     }
-    lt_plan_->run(operands().a.data(), operands().b.data(), 1.0f, d(), stream);
+    lt.plan->run(operands().a.data(), operands().b.data(), 1.0f, d(), run.stream());
   }
 
-  /// cuBLAS BF16 on these inputs dequantized to BF16 (made once, untimed).
-  void run_bf16(cudaStream_t stream) {
-    if (!bf16_) bf16_ = std::make_unique<control::CublasBf16>(gemm());
-    bf16_->run(d(), stream);
+  /// cuBLAS BF16 on these inputs dequantized to BF16 (made once, untimed:
+  /// the row's state).
+  void run_bf16(steps::Run& run) {
+    auto& bf16 = run.row_state<std::unique_ptr<control::CublasBf16>>();
+    if (!bf16) bf16 = std::make_unique<control::CublasBf16>(gemm());
+    bf16->run(d(), run.stream());
   }
 
 private:
+  /// The cuBLASLt row's state (members in this order: the plan goes first,
+  /// the handle last).
+  struct LtState {
+    v0::LtHandle handle;
+    steps::DeviceBuffer<float> sb; // B's block scales in cuBLASLt's layout
+    std::unique_ptr<v0::CublasLtFp8> plan;
+  };
+
   int stages_;
   int min_saving_; // K blocks a cut of v7 must save (--min-saving)
-  std::unique_ptr<v5::Plan> split_plan_;
-  std::unique_ptr<v7::Plan> stream_plan_;
-  v0::LtHandle lt_handle_;
-  steps::DeviceBuffer<float> lt_sb_; // B's block scales in cuBLASLt's layout
-  std::unique_ptr<v0::CublasLtFp8> lt_plan_;
-  std::unique_ptr<control::CublasBf16> bf16_;
 };
 
 /// v5's row: where its plan does not split K it runs v4's kernel, and says so
@@ -114,8 +125,8 @@ private:
 steps::Row<KernelProblem> split_k_row() {
   steps::Row<KernelProblem> r = fp8_row<KernelProblem>(
       "split_k", "v5: v4, or with too few tiles for the GPU: K split over a cluster, summed in distributed shared memory",
-      steps::Role::version, gamma_tensor_cores, [](KernelProblem& p, cudaStream_t s) { p.run_split_k(s); });
-  r.same_as = [](KernelProblem& p) { return p.split_plan().splits == 1 ? std::string(kWarpSpecialized) : std::string(); };
+      steps::Role::version, gamma_tensor_cores, [](KernelProblem& p, steps::Run& run) { p.run_split_k(run); });
+  r.same_as = [](KernelProblem& p) { return p.split_k_splits() ? std::string() : std::string(kWarpSpecialized); };
   r.unavailable = [](const KernelProblem&, const steps::Run& run) { return needs_hopper(run); };
   return r;
 }
@@ -124,8 +135,8 @@ steps::Row<KernelProblem> split_k_row() {
 steps::Row<KernelProblem> stream_k_row() {
   steps::Row<KernelProblem> r = fp8_row<KernelProblem>(
       "stream_k", "v7: v6 on the whole waves, then the last wave's tiles cut by K over the idle SMs",
-      steps::Role::version, gamma_tensor_cores, [](KernelProblem& p, cudaStream_t s) { p.run_stream_k(s); });
-  r.same_as = [](KernelProblem& p) { return p.stream_plan().splits() ? std::string() : std::string(kWideTiles); };
+      steps::Role::version, gamma_tensor_cores, [](KernelProblem& p, steps::Run& run) { p.run_stream_k(run); });
+  r.same_as = [](KernelProblem& p) { return p.stream_k_splits() ? std::string() : std::string(kWideTiles); };
   r.unavailable = [](const KernelProblem&, const steps::Run& run) { return needs_hopper(run); };
   return r;
 }

@@ -108,51 +108,58 @@ std::vector<steps::GroupPtr> registry() {
           with_extras<Kernels>(needs<Kernels>(fp8_row<Kernels>(kCublasLt,
                      "v0: cuBLASLt FP8 matmul on these inputs and scales (fine: A 1 x 128 as VEC128_32F, B "
                      "128 x 128 as BLK128x128_32F), default accumulation",
-                     Role::baseline, gamma_cublaslt, [](Kernels& p, cudaStream_t s) { p.run_cublaslt(s); }),
+                     Role::baseline, gamma_cublaslt, [](Kernels& p, Run& run) { p.run_cublaslt(run); }),
                      [](const Kernels& p, const Run& run) {
                        return cublaslt_needs(p.m(), p.n(), p.scaling() == Scaling::fine, run);
                      }), [](const Kernels& p) { return p.quantization_extras(); }),
           needs<Kernels>(fp8_row<Kernels>(kCublasBf16, "control: cuBLAS BF16 GEMM of the same inputs dequantized to BF16",
-                     Role::reference, gamma_bf16_inputs, [](Kernels& p, cudaStream_t s) { p.run_bf16(s); }),
+                     Role::reference, gamma_bf16_inputs, [](Kernels& p, Run& run) { p.run_bf16(run); }),
                      [](const Kernels&, const Run& run) {
                        return sm_of(run) >= 80 ? std::string() : "cuBLAS's BF16 GEMM needs sm_80 or newer";
                      }),
           fp8_row<Kernels>("naive", "v1: one thread per element of D, FP32 on the CUDA cores", Role::version,
-                     gamma_cuda_cores, [](Kernels& p, cudaStream_t s) { v1::launch(p.gemm(), s); }),
+                     gamma_cuda_cores, [](Kernels& p, Run& run) { v1::launch(p.gemm(), run.stream()); }),
           needs<Kernels>(fp8_row<Kernels>("mma_sync",
                      "v2: 128 x 128 tiles, mma.sync m16n8k32 E4M3 (FP16 HMMA on Hopper), FP32 promotion every 128 K",
-                     Role::version, gamma_tensor_cores, [](Kernels& p, cudaStream_t s) { v2::launch(p.gemm(), s); }),
+                     Role::version, gamma_tensor_cores,
+                     [](Kernels& p, Run& run) { v2::launch(p.gemm(), run.stream()); }),
                      [](const Kernels&, const Run& run) { return needs_fp8_mma(run); }),
           needs<Kernels>(fp8_row<Kernels>("wgmma",
                      "v3: 64 x 128 tiles, TMA + mbarrier double buffer, wgmma m64n128k32, one warpgroup",
-                     Role::version, gamma_tensor_cores, [](Kernels& p, cudaStream_t s) { v3::launch(p.gemm(), s); }),
+                     Role::version, gamma_tensor_cores,
+                     [](Kernels& p, Run& run) { v3::launch(p.gemm(), run.stream()); }),
                      hopper),
           needs<Kernels>(fp8_row<Kernels>(kWarpSpecialized,
                      "v4: TMA producer + 2 wgmma warpgroups, 5-stage mbarrier ring, overlapped promotion, persistent",
                      Role::version, gamma_tensor_cores,
-                     [](Kernels& p, cudaStream_t s) { v4::launch(p.gemm(), s, p.stages()); }),
+                     [](Kernels& p, Run& run) { v4::launch(p.gemm(), run.stream(), p.stages()); }),
                      hopper),
           split_k_row(),
           needs<Kernels>(fp8_row<Kernels>(kWideTiles,
                      "v6: v4 with 128 x 192 tiles, one partial set per warpgroup in two halves (wgmma m64n96k32), 4 stages",
-                     Role::version, gamma_tensor_cores, [](Kernels& p, cudaStream_t s) { v6::launch(p.gemm(), s); }),
+                     Role::version, gamma_tensor_cores,
+                     [](Kernels& p, Run& run) { v6::launch(p.gemm(), run.stream()); }),
                      hopper),
           stream_k_row(),
           fp8_row<Kernels>("mistake_scale_after_k", "scales applied once after the whole K sum (right only per tensor)",
                      Role::mistake, gamma_cuda_cores,
-                     [](Kernels& p, cudaStream_t s) { mistakes::launch<mistakes::Bug::scale_after_k>(p.gemm(), s); }),
+                     [](Kernels& p, Run& run) {
+                       mistakes::launch<mistakes::Bug::scale_after_k>(p.gemm(), run.stream());
+                     }),
           fp8_row<Kernels>("mistake_k_tail_dropped", "K / 128 blocks: the partial last K block is skipped", Role::mistake,
                      gamma_cuda_cores,
-                     [](Kernels& p, cudaStream_t s) { mistakes::launch<mistakes::Bug::k_tail_dropped>(p.gemm(), s); }),
+                     [](Kernels& p, Run& run) {
+                       mistakes::launch<mistakes::Bug::k_tail_dropped>(p.gemm(), run.stream());
+                     }),
       }),
       steps::group<Lt>(
           {
               fp8_row<Lt>(kCublasLtPerTensor,
                           "different problem: one scale per tensor; cuBLASLt FP8 matmul, default accumulation",
-                          Role::reference, gamma_cublaslt, [](Lt& p, cudaStream_t s) { p.run(false, s); }),
+                          Role::reference, gamma_cublaslt, [](Lt& p, Run& run) { p.run(false, run); }),
               fp8_row<Lt>(kCublasLtPerTensorFast,
                           "different problem: one scale per tensor; cuBLASLt FP8, FAST_ACCUM = 1 (no promotion)",
-                          Role::reference, gamma_cublaslt, [](Lt& p, cudaStream_t s) { p.run(true, s); }),
+                          Role::reference, gamma_cublaslt, [](Lt& p, Run& run) { p.run(true, run); }),
           },
           lt_options)};
 #if STEPS_WITH_EXERCISE_FP8_GEMM
