@@ -120,25 +120,30 @@ private:
   int min_saving_; // K blocks a cut of v7 must save (--min-saving)
 };
 
-/// v5's row: where its plan does not split K it runs v4's kernel, and says so
-/// (steps::Row::same_as), so that the table does not rank one kernel twice.
-steps::Row<KernelProblem> split_k_row() {
-  steps::Row<KernelProblem> r = fp8_row<KernelProblem>(
-      "split_k", "v5: v4, or with too few tiles for the GPU: K split over a cluster, summed in distributed shared memory",
-      steps::Role::version, gamma_tensor_cores, [](KernelProblem& p, steps::Run& run) { p.run_split_k(run); });
-  r.same_as = [](KernelProblem& p) { return p.split_k_splits() ? std::string() : std::string(kWarpSpecialized); };
+/// A version whose plan may not split (v5, v7): where it does not, the row
+/// runs `otherwise`'s kernel and says so (steps::Row::same_as), so that the
+/// table does not rank one kernel twice. Hopper only.
+steps::Row<KernelProblem> splitting_row(std::string name, std::string what, void (KernelProblem::*launch)(steps::Run&),
+                                        bool (KernelProblem::*splits)(), const char* otherwise) {
+  steps::Row<KernelProblem> r =
+      fp8_row<KernelProblem>(std::move(name), std::move(what), steps::Role::version, gamma_tensor_cores,
+                             [launch](KernelProblem& p, steps::Run& run) { (p.*launch)(run); });
+  r.same_as = [splits, otherwise](KernelProblem& p) { return (p.*splits)() ? std::string() : std::string(otherwise); };
   r.unavailable = [](const KernelProblem&, const steps::Run& run) { return needs_hopper(run); };
   return r;
 }
 
-/// v7's row: where nothing is split it runs v6's kernel, and says so.
+/// v5's row: where its plan does not split K it runs v4's kernel.
+steps::Row<KernelProblem> split_k_row() {
+  return splitting_row(
+      "split_k", "v5: v4, or with too few tiles for the GPU: K split over a cluster, summed in distributed shared memory",
+      &KernelProblem::run_split_k, &KernelProblem::split_k_splits, kWarpSpecialized);
+}
+
+/// v7's row: where nothing is split it runs v6's kernel.
 steps::Row<KernelProblem> stream_k_row() {
-  steps::Row<KernelProblem> r = fp8_row<KernelProblem>(
-      "stream_k", "v7: v6 on the whole waves, then the last wave's tiles cut by K over the idle SMs",
-      steps::Role::version, gamma_tensor_cores, [](KernelProblem& p, steps::Run& run) { p.run_stream_k(run); });
-  r.same_as = [](KernelProblem& p) { return p.stream_k_splits() ? std::string() : std::string(kWideTiles); };
-  r.unavailable = [](const KernelProblem&, const steps::Run& run) { return needs_hopper(run); };
-  return r;
+  return splitting_row("stream_k", "v7: v6 on the whole waves, then the last wave's tiles cut by K over the idle SMs",
+                       &KernelProblem::run_stream_k, &KernelProblem::stream_k_splits, kWideTiles);
 }
 
 } // namespace ch10
