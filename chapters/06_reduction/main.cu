@@ -46,53 +46,6 @@
 
 namespace ch06 {
 
-using Row = steps::Row<Reduction>;
-using Launch = std::function<void(Reduction&, cudaStream_t)>;
-using Depth = std::function<std::size_t(const Reduction&)>;
-using Count = std::function<double(const Reduction&)>;
-
-/// How a row's result starts.
-enum class Start {
-  zeroed,  ///< the kernel accumulates into it with atomics: 0 before every run (untimed)
-  as_left, ///< the kernel writes it (or, for a mistake, forgets to zero it)
-};
-
-/// What a row's check needs to know besides its launch.
-struct Sum {
-  Start start = Start::as_left;
-  bool deterministic = false; ///< promises the same bits on every run (checked)
-  Depth depth;                ///< roundings on the longest path to the result
-  Count float_atomics;        ///< float atomics per run (the table's column)
-};
-
-/// A row that sums x into the one-float result: 4 bytes read per element,
-/// checked against the double-precision reference within the row's bound.
-Row sum_row(std::string name, std::string what, steps::Role role, Sum sum, Launch launch) {
-  Row r;
-  r.name = std::move(name);
-  r.what = std::move(what);
-  r.role = role;
-  r.launch = [launch](Reduction& p, steps::Run& run) { launch(p, run.stream()); };
-  r.work = [](const Reduction& p) {
-    return steps::Work{4.0 * static_cast<double>(p.n()), static_cast<double>(p.n())};
-  };
-  r.reset = [](Reduction& p) { p.poison(); };
-  if (sum.start == Start::zeroed) r.before_each = [](Reduction& p, cudaStream_t s) { p.zero(s); };
-  r.extras = [count = sum.float_atomics](const Reduction& p) {
-    return std::vector<steps::Extra>{{"float atomics", count(p), 0}};
-  };
-  r.check = [name = r.name, sum, launch](Reduction& p) {
-    return p.check(name, sum.depth(p), sum.deterministic, [&p, &sum, &launch](cudaStream_t s) {
-      if (sum.start == Start::zeroed) p.zero(s);
-      launch(p, s);
-    });
-  };
-  return r;
-}
-
-/// Float atomics of a kernel that makes one per block / per thread.
-double per_block(std::size_t blocks) { return static_cast<double>(blocks); }
-
 // The registry: the CLI, the table and the JSON all come from these groups.
 std::vector<steps::GroupPtr> registry() {
   using steps::Role;
@@ -191,7 +144,7 @@ steps::ChapterInfo info() {
   i.flag_options.push_back({"--integers", "random integers in [-8, 8] without 0 as input: while the sum of |x| "
                                           "stays <= 2^24 (n up to about 3.7 million) every sum is exact, and so "
                                           "is every check"});
-  i.flag_options.push_back({"--repeat-check", "run each version a second time and print both results' bits, "
+  i.flag_options.push_back({"--repeat-check", "run each version a second time and note both results' bits, "
                                               "whether they are identical, the error and its bound", true});
   return i;
 }

@@ -5,7 +5,9 @@
 // divergence pair and of CUB, and the double-precision reference. check()
 // holds the result to the error bound of the row's summation tree
 // (bound(depth)) and, with --repeat-check or for a deterministic row, runs
-// it a second time and compares the bits.
+// it a second time and compares the bits. sum_row makes a row of it from
+// what the row's sum is (Sum: how its result starts, its depth, its
+// atomics) and its launch.
 #pragma once
 
 #include "block_size.cuh"
@@ -26,8 +28,9 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
-#include <iostream>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace ch06 {
 
@@ -155,18 +158,20 @@ public:
                                                           "' (--repeat-check) did not finish within 120 s");
     const float again = result();
     const bool same = bits(got) == bits(again);
+    // What the second run shows is a note of the row (check() runs inside
+    // it): printed under the table as "name: ...", and in the row's JSON.
     if (repeat_check_) {
       char line[400];
       std::snprintf(line, sizeof line,
-                    "repeat-check %-28s run 1 %.9g [0x%08x], run 2 %.9g [0x%08x]: %s; |error| %.3g, bound %.3g "
+                    "repeat-check: run 1 %.9g [0x%08x], run 2 %.9g [0x%08x]: %s; |error| %.3g, bound %.3g "
                     "(depth %zu)",
-                    name.c_str(), got, bits(got), again, bits(again), same ? "same bits" : "DIFFERENT bits",
+                    got, bits(got), again, bits(again), same ? "same bits" : "DIFFERENT bits",
                     std::fabs(static_cast<double>(got) - sum_), tol, depth);
-      std::cout << line << '\n';
+      run_.row_note(line);
     }
     if (deterministic && !same && c.ok) {
-      std::cout << name << ": two runs on the same input gave different bits (" << steps::format_value(got)
-                << " and " << steps::format_value(again) << "), but this version promises determinism\n";
+      run_.row_note("two runs on the same input gave different bits (" + steps::format_value(got) + " and " +
+                    steps::format_value(again) + "), but this version promises determinism");
       c.ok = false;
       c.bad_count = 1;
       c.first_bad = 0;
@@ -223,5 +228,52 @@ private:
   double sum_ = 0, abs_sum_ = 0;
   bool exact_ = false;
 };
+
+using Row = steps::Row<Reduction>;
+using Launch = std::function<void(Reduction&, cudaStream_t)>;
+using Depth = std::function<std::size_t(const Reduction&)>;
+using Count = std::function<double(const Reduction&)>;
+
+/// How a row's result starts.
+enum class Start {
+  zeroed,  ///< the kernel accumulates into it with atomics: 0 before every run (untimed)
+  as_left, ///< the kernel writes it (or, for a mistake, forgets to zero it)
+};
+
+/// What a row's check needs to know besides its launch.
+struct Sum {
+  Start start = Start::as_left;
+  bool deterministic = false; ///< promises the same bits on every run (checked)
+  Depth depth;                ///< roundings on the longest path to the result
+  Count float_atomics;        ///< float atomics per run (the table's column)
+};
+
+/// A row that sums x into the one-float result: 4 bytes read per element,
+/// checked against the double-precision reference within the row's bound.
+Row sum_row(std::string name, std::string what, steps::Role role, Sum sum, Launch launch) {
+  Row r;
+  r.name = std::move(name);
+  r.what = std::move(what);
+  r.role = role;
+  r.launch = [launch](Reduction& p, steps::Run& run) { launch(p, run.stream()); };
+  r.work = [](const Reduction& p) {
+    return steps::Work{4.0 * static_cast<double>(p.n()), static_cast<double>(p.n())};
+  };
+  r.reset = [](Reduction& p) { p.poison(); };
+  if (sum.start == Start::zeroed) r.before_each = [](Reduction& p, cudaStream_t s) { p.zero(s); };
+  r.extras = [count = sum.float_atomics](const Reduction& p) {
+    return std::vector<steps::Extra>{{"float atomics", count(p), 0}};
+  };
+  r.check = [name = r.name, sum, launch](Reduction& p) {
+    return p.check(name, sum.depth(p), sum.deterministic, [&p, &sum, &launch](cudaStream_t s) {
+      if (sum.start == Start::zeroed) p.zero(s);
+      launch(p, s);
+    });
+  };
+  return r;
+}
+
+/// Float atomics of a kernel that makes one per block / per thread.
+double per_block(std::size_t blocks) { return static_cast<double>(blocks); }
 
 } // namespace ch06

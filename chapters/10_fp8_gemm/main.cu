@@ -39,8 +39,9 @@
 // accumulation error of the way it sums (reference.hpp).
 //
 // Run: ./tutorial run 10    (or build/bin/ch10_fp8_gemm --help)
-#include "cublas_bf16.cuh"
+#include "cublaslt_problem.cuh"
 #include "fp8_gemm.cuh"
+#include "kernel_problem.cuh"
 #include "mistakes.cuh"
 #include "problem.cuh"
 #include "reference.hpp"
@@ -62,22 +63,17 @@
 #endif
 
 #include <climits>
-#include <cstdio>
-#include <cstdlib>
-#include <iostream>
-#include <memory>
 #include <string>
 #include <vector>
 
 namespace ch10 {
 
-// The rows the shape rules and the goals name (the registry uses the same names).
+// The rows the shape rules and the goals name (the registry uses the same
+// names; kernel_problem.cuh names kWarpSpecialized and kWideTiles).
 constexpr const char* kCublasLt = "cublaslt";
 constexpr const char* kCublasBf16 = "cublas_bf16";
 constexpr const char* kCublasLtPerTensor = "cublaslt_per_tensor";
 constexpr const char* kCublasLtPerTensorFast = "cublaslt_per_tensor_fast";
-constexpr const char* kWarpSpecialized = "warp_specialized";
-constexpr const char* kWideTiles = "wide_tiles";
 
 /// What cuBLASLt's FP8 matmul needs ("" = it can run): sm_89 or newer; N a
 /// multiple of 8 (rows of BF16 D start 16-byte aligned); with `block`
@@ -97,163 +93,6 @@ std::string cublaslt_needs(std::int64_t m, std::int64_t n, bool block, const ste
   return "";
 }
 
-/// Row `r`, skipped where `why` says it cannot run (steps::Row::unavailable).
-template <class P>
-steps::Row<P> needs(steps::Row<P> r, std::function<std::string(const P&, const steps::Run&)> why) {
-  r.unavailable = std::move(why);
-  return r;
-}
-
-/// `r` with extra columns.
-template <class P>
-steps::Row<P> with_extras(steps::Row<P> r, std::function<std::vector<steps::Extra>(const P&)> extras) {
-  r.extras = std::move(extras);
-  return r;
-}
-
-/// What a cuBLASLt plan chose, for the row's notes: which of the
-/// heuristic's candidates won (0 = its own first choice).
-inline std::string choice_of(const v0::CublasLtFp8& plan) {
-  return "heuristic candidate " + std::to_string(plan.chosen()) + " of " + std::to_string(plan.candidates()) +
-         " is the fastest of the " + std::to_string(plan.runnable()) + " that ran (mean of back-to-back calls; " +
-         v0::lt_version() + ")";
-}
-
-/// cuBLASLt's per-tensor rows: the per-tensor product (a different, easier
-/// problem than the fine-grained one), whatever scaling the command line
-/// asks for; scales through the scale pointers (SCALAR_32F). One plan per
-/// accumulation mode, chosen on first use (in the untimed verification run).
-class CublasLtProblem : public Fp8Data {
-public:
-  CublasLtProblem(const steps::Options& opts, steps::Run&)
-      : Fp8Data(opts, Scaling::per_tensor), handle_(v0::make_lt_handle()) {}
-
-  std::string describe() const {
-    return summary("cuBLASLt, a different problem: D (bf16) = A (e4m3) * B^T (e4m3), FP32 accumulation, one scale "
-                   "per tensor (scale pointers)");
-  }
-
-  void run(bool fast, cudaStream_t stream) {
-    std::unique_ptr<v0::CublasLtFp8>& plan = plans_[fast ? 1 : 0];
-    if (!plan) {
-      plan = std::make_unique<v0::CublasLtFp8>(handle_.get(), m(), n(), k(), fast, v0::LtScales::per_tensor,
-                                               operands().sa.data(), operands().sb.data());
-      plan->select_algorithm(operands().a.data(), operands().b.data(), 1.0f, d(), stream);
-      say(choice_of(*plan));
-      return;
-    }
-    plan->run(operands().a.data(), operands().b.data(), 1.0f, d(), stream);
-  }
-
-private:
-  v0::LtHandle handle_;
-  std::unique_ptr<v0::CublasLtFp8> plans_[2]; // [default, fast accumulation]
-};
-
-/// The chapter's kernels (and its mistakes), the cuBLASLt baseline and the
-/// BF16 control: the scaling the command line asks for, on one set of
-/// quantized inputs; the problem line also says what each scaling costs.
-class KernelProblem : public Fp8Data {
-public:
-  KernelProblem(const steps::Options& opts, steps::Run&)
-      : Fp8Data(opts, scaling_of(opts), true), stages_(static_cast<int>(opts.get("--stages"))),
-        min_saving_(static_cast<int>(opts.get("--min-saving"))) {}
-
-  /// The ring depth of v4 and v5 (--stages).
-  int stages() const { return stages_; }
-
-  /// v5's plan: made on first use and said once.
-  const v5::Plan& split_plan() {
-    if (!split_plan_) {
-      split_plan_ = std::make_unique<v5::Plan>(v5::plan(gemm(), stages_));
-      say(split_plan_->describe());
-    }
-    return *split_plan_;
-  }
-  /// v5, or v4 where its plan does not split K.
-  void run_split_k(cudaStream_t stream) {
-    if (split_plan().splits == 1) return v4::launch(gemm(), stream, stages_);
-    v5::launch(gemm(), split_plan(), stages_, stream);
-  }
-
-  /// v7's plan (its slots and flags): made on first use and said once.
-  v7::Plan& stream_plan() {
-    if (!stream_plan_) {
-      stream_plan_ = std::make_unique<v7::Plan>(gemm(), min_saving_);
-      say(stream_plan_->describe());
-    }
-    return *stream_plan_;
-  }
-  void run_stream_k(cudaStream_t stream) { stream_plan().launch(gemm(), stream); }
-
-  std::string describe() const {
-    return summary(std::string("D (bf16) = A (e4m3) * B^T (e4m3), FP32 accumulation, ") + scaling_name(scaling()));
-  }
-
-  /// cuBLASLt on these inputs and scales: block scaling (our fine scales in
-  /// its layouts, copied once, untimed) or the per-tensor scale pointers.
-  /// The plan is made and its algorithm chosen on first use (the untimed
-  /// verification run).
-  void run_cublaslt(cudaStream_t stream) {
-    if (!lt_plan_) {
-      lt_handle_ = v0::make_lt_handle();
-      const bool block = scaling() == Scaling::fine;
-      const float* sa = operands().sa.data();
-      const float* sb = operands().sb.data();
-      if (block) {
-        sa = operands().sa_by_kb.data(); // cuBLASLt's 1 x 128 layout when M % 4 == 0 (cublaslt_needs)
-        const std::vector<float> b = v0::lt_scales_of(operands().host_b.scales, n(), k());
-        lt_sb_ = steps::DeviceBuffer<float>(b.size());
-        lt_sb_.copy_from_host(b);
-        sb = lt_sb_.data();
-      }
-      lt_plan_ = std::make_unique<v0::CublasLtFp8>(lt_handle_.get(), m(), n(), k(), false,
-                                                   block ? v0::LtScales::block : v0::LtScales::per_tensor, sa, sb);
-      lt_plan_->select_algorithm(operands().a.data(), operands().b.data(), 1.0f, d(), stream);
-      say(choice_of(*lt_plan_));
-      return;
-    }
-    lt_plan_->run(operands().a.data(), operands().b.data(), 1.0f, d(), stream);
-  }
-
-  /// cuBLAS BF16 on these inputs dequantized to BF16 (made once, untimed).
-  void run_bf16(cudaStream_t stream) {
-    if (!bf16_) bf16_ = std::make_unique<control::CublasBf16>(gemm());
-    bf16_->run(d(), stream);
-  }
-
-private:
-  int stages_;
-  int min_saving_; // K blocks a cut of v7 must save (--min-saving)
-  std::unique_ptr<v5::Plan> split_plan_;
-  std::unique_ptr<v7::Plan> stream_plan_;
-  v0::LtHandle lt_handle_;
-  steps::DeviceBuffer<float> lt_sb_; // B's block scales in cuBLASLt's layout
-  std::unique_ptr<v0::CublasLtFp8> lt_plan_;
-  std::unique_ptr<control::CublasBf16> bf16_;
-};
-
-/// v5's row: where its plan does not split K it runs v4's kernel, and says so
-/// (steps::Row::same_as), so that the table does not rank one kernel twice.
-steps::Row<KernelProblem> split_k_row() {
-  steps::Row<KernelProblem> r = fp8_row<KernelProblem>(
-      "split_k", "v5: v4, or with too few tiles for the GPU: K split over a cluster, summed in distributed shared memory",
-      steps::Role::version, gamma_tensor_cores, [](KernelProblem& p, cudaStream_t s) { p.run_split_k(s); });
-  r.same_as = [](KernelProblem& p) { return p.split_plan().splits == 1 ? std::string(kWarpSpecialized) : std::string(); };
-  r.unavailable = [](const KernelProblem&, const steps::Run& run) { return needs_hopper(run); };
-  return r;
-}
-
-/// v7's row: where nothing is split it runs v6's kernel, and says so.
-steps::Row<KernelProblem> stream_k_row() {
-  steps::Row<KernelProblem> r = fp8_row<KernelProblem>(
-      "stream_k", "v7: v6 on the whole waves, then the last wave's tiles cut by K over the idle SMs",
-      steps::Role::version, gamma_tensor_cores, [](KernelProblem& p, cudaStream_t s) { p.run_stream_k(s); });
-  r.same_as = [](KernelProblem& p) { return p.stream_plan().splits() ? std::string() : std::string(kWideTiles); };
-  r.unavailable = [](const KernelProblem&, const steps::Run& run) { return needs_hopper(run); };
-  return r;
-}
-
 // The registry: the CLI, the table and the JSON all come from these groups.
 std::vector<steps::GroupPtr> registry() {
   using steps::Role;
@@ -270,51 +109,58 @@ std::vector<steps::GroupPtr> registry() {
           with_extras<Kernels>(needs<Kernels>(fp8_row<Kernels>(kCublasLt,
                      "v0: cuBLASLt FP8 matmul on these inputs and scales (fine: A 1 x 128 as VEC128_32F, B "
                      "128 x 128 as BLK128x128_32F), default accumulation",
-                     Role::baseline, gamma_cublaslt, [](Kernels& p, cudaStream_t s) { p.run_cublaslt(s); }),
+                     Role::baseline, gamma_cublaslt, [](Kernels& p, Run& run) { p.run_cublaslt(run); }),
                      [](const Kernels& p, const Run& run) {
                        return cublaslt_needs(p.m(), p.n(), p.scaling() == Scaling::fine, run);
                      }), [](const Kernels& p) { return p.quantization_extras(); }),
           needs<Kernels>(fp8_row<Kernels>(kCublasBf16, "control: cuBLAS BF16 GEMM of the same inputs dequantized to BF16",
-                     Role::reference, gamma_bf16_inputs, [](Kernels& p, cudaStream_t s) { p.run_bf16(s); }),
+                     Role::reference, gamma_bf16_inputs, [](Kernels& p, Run& run) { p.run_bf16(run); }),
                      [](const Kernels&, const Run& run) {
                        return sm_of(run) >= 80 ? std::string() : "cuBLAS's BF16 GEMM needs sm_80 or newer";
                      }),
           fp8_row<Kernels>("naive", "v1: one thread per element of D, FP32 on the CUDA cores", Role::version,
-                     gamma_cuda_cores, [](Kernels& p, cudaStream_t s) { v1::launch(p.gemm(), s); }),
+                     gamma_cuda_cores, [](Kernels& p, Run& run) { v1::launch(p.gemm(), run.stream()); }),
           needs<Kernels>(fp8_row<Kernels>("mma_sync",
                      "v2: 128 x 128 tiles, mma.sync m16n8k32 E4M3 (FP16 HMMA on Hopper), FP32 promotion every 128 K",
-                     Role::version, gamma_tensor_cores, [](Kernels& p, cudaStream_t s) { v2::launch(p.gemm(), s); }),
+                     Role::version, gamma_tensor_cores,
+                     [](Kernels& p, Run& run) { v2::launch(p.gemm(), run.stream()); }),
                      [](const Kernels&, const Run& run) { return needs_fp8_mma(run); }),
           needs<Kernels>(fp8_row<Kernels>("wgmma",
                      "v3: 64 x 128 tiles, TMA + mbarrier double buffer, wgmma m64n128k32, one warpgroup",
-                     Role::version, gamma_tensor_cores, [](Kernels& p, cudaStream_t s) { v3::launch(p.gemm(), s); }),
+                     Role::version, gamma_tensor_cores,
+                     [](Kernels& p, Run& run) { v3::launch(p.gemm(), run.stream()); }),
                      hopper),
           needs<Kernels>(fp8_row<Kernels>(kWarpSpecialized,
                      "v4: TMA producer + 2 wgmma warpgroups, 5-stage mbarrier ring, overlapped promotion, persistent",
                      Role::version, gamma_tensor_cores,
-                     [](Kernels& p, cudaStream_t s) { v4::launch(p.gemm(), s, p.stages()); }),
+                     [](Kernels& p, Run& run) { v4::launch(p.gemm(), run.stream(), p.stages()); }),
                      hopper),
           split_k_row(),
           needs<Kernels>(fp8_row<Kernels>(kWideTiles,
                      "v6: v4 with 128 x 192 tiles, one partial set per warpgroup in two halves (wgmma m64n96k32), 4 stages",
-                     Role::version, gamma_tensor_cores, [](Kernels& p, cudaStream_t s) { v6::launch(p.gemm(), s); }),
+                     Role::version, gamma_tensor_cores,
+                     [](Kernels& p, Run& run) { v6::launch(p.gemm(), run.stream()); }),
                      hopper),
           stream_k_row(),
           fp8_row<Kernels>("mistake_scale_after_k", "scales applied once after the whole K sum (right only per tensor)",
                      Role::mistake, gamma_cuda_cores,
-                     [](Kernels& p, cudaStream_t s) { mistakes::launch<mistakes::Bug::scale_after_k>(p.gemm(), s); }),
+                     [](Kernels& p, Run& run) {
+                       mistakes::launch<mistakes::Bug::scale_after_k>(p.gemm(), run.stream());
+                     }),
           fp8_row<Kernels>("mistake_k_tail_dropped", "K / 128 blocks: the partial last K block is skipped", Role::mistake,
                      gamma_cuda_cores,
-                     [](Kernels& p, cudaStream_t s) { mistakes::launch<mistakes::Bug::k_tail_dropped>(p.gemm(), s); }),
+                     [](Kernels& p, Run& run) {
+                       mistakes::launch<mistakes::Bug::k_tail_dropped>(p.gemm(), run.stream());
+                     }),
       }),
       steps::group<Lt>(
           {
               fp8_row<Lt>(kCublasLtPerTensor,
                           "different problem: one scale per tensor; cuBLASLt FP8 matmul, default accumulation",
-                          Role::reference, gamma_cublaslt, [](Lt& p, cudaStream_t s) { p.run(false, s); }),
+                          Role::reference, gamma_cublaslt, [](Lt& p, Run& run) { p.run(false, run); }),
               fp8_row<Lt>(kCublasLtPerTensorFast,
                           "different problem: one scale per tensor; cuBLASLt FP8, FAST_ACCUM = 1 (no promotion)",
-                          Role::reference, gamma_cublaslt, [](Lt& p, cudaStream_t s) { p.run(true, s); }),
+                          Role::reference, gamma_cublaslt, [](Lt& p, Run& run) { p.run(true, run); }),
           },
           lt_options)};
 #if STEPS_WITH_EXERCISE_FP8_GEMM

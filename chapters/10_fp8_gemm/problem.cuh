@@ -1,7 +1,8 @@
-// Chapter 10: the data every group of rows builds for itself (main.cu and
-// yours.cuh have the groups): the shape from the command line, FP32 inputs
-// made and quantized on the GPU in one scaling, their host copies, the
-// output D, and the reference D is checked against, made on first use.
+// Chapter 10: the data every group of rows builds for itself
+// (kernel_problem.cuh, cublaslt_problem.cuh and yours.cuh have the
+// groups): the shape from the command line, FP32 inputs made and quantized
+// on the GPU in one scaling, their host copies, the output D, and the
+// reference D is checked against, made on first use.
 //
 // Verification: for small problems (up to 2^27 multiply-adds) the reference
 // is an FP64 CPU product of the quantized inputs. For large ones, cuBLAS
@@ -123,7 +124,8 @@ struct Fp32Inputs {
 };
 
 /// One product in one scaling: operands, D, the reference and the check.
-/// The problem types of main.cu and yours.cuh derive from it and add what
+/// The problem types of kernel_problem.cuh, cublaslt_problem.cuh and
+/// yours.cuh derive from it and add what
 /// their rows need (cuBLASLt plans, the exercise's scale layout).
 class Fp8Data {
 public:
@@ -184,12 +186,6 @@ public:
     d_.download(got_);
     return compare_bf16(got_, expected(), gamma, static_cast<std::size_t>(n_));
   }
-
-  /// A line about the row running now (the plan it chose): fp8_row hands it
-  /// to Run::row_note, so it reaches the table's notes and the JSON.
-  void say(std::string line) { said_.push_back(std::move(line)); }
-  /// The lines said since the last call (and forgets them).
-  std::vector<std::string> take_said() { return std::exchange(said_, {}); }
 
   /// What quantization costs, as extra columns of the row that shows it: the
   /// median and 90th percentile of |error| / |exact| of D, in %, for each
@@ -273,7 +269,6 @@ private:
   Operands q_;
   steps::GuardedBuffer<std::uint16_t> d_; // BF16 bits; guard zones catch stores outside D
   std::vector<std::pair<int, int>> samples_;
-  std::vector<std::string> said_;   // lines for the running row's notes (say)
   QuantizationError quant_error_[2]; // [per tensor, fine]
   bool quant_measured_ = false;
   bool full_cpu_check_ = false;
@@ -302,21 +297,29 @@ inline std::string needs_fp8_mma(const steps::Run& run) {
 
 /// A row over problem `P` (an Fp8Data): D poisoned before the verification
 /// run, then checked with the accumulation error `gamma` of the way the row
-/// sums.
+/// sums. `launch` gets the row's Run: its stream, and for a row that plans
+/// on first use, its state and notes (Run::row_state, Run::row_note).
 template <class P>
 steps::Row<P> fp8_row(std::string name, std::string what, steps::Role role, Gamma gamma,
-                      std::function<void(P&, cudaStream_t)> launch) {
-  steps::Row<P> r;
-  r.name = std::move(name);
-  r.what = std::move(what);
-  r.role = role;
-  r.launch = [launch](P& p, steps::Run& run) {
-    launch(p, run.stream());
-    for (const std::string& line : p.take_said()) run.row_note(line);
-  };
-  r.work = [](const P& p) { return p.work(); };
+                      std::function<void(P&, steps::Run&)> launch) {
+  steps::Row<P> r = steps::make_row<P>(std::move(name), std::move(what), role, std::move(launch),
+                                       [](const P& p) { return p.work(); });
   r.reset = [](P& p) { p.poison(); };
   r.check = [gamma](P& p) { return p.check(gamma(p.k())); };
+  return r;
+}
+
+/// Row `r`, skipped where `why` says it cannot run (steps::Row::unavailable).
+template <class P>
+steps::Row<P> needs(steps::Row<P> r, std::function<std::string(const P&, const steps::Run&)> why) {
+  r.unavailable = std::move(why);
+  return r;
+}
+
+/// `r` with extra columns.
+template <class P>
+steps::Row<P> with_extras(steps::Row<P> r, std::function<std::vector<steps::Extra>(const P&)> extras) {
+  r.extras = std::move(extras);
   return r;
 }
 

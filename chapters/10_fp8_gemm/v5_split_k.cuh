@@ -266,7 +266,7 @@ inline Plan plan(const Fp8Gemm& p, int stages) {
 }
 
 /// v5 where `plan` splits K (plan.splits > 1; otherwise v4 runs instead:
-/// main.cu).
+/// kernel_problem.cuh).
 inline void launch(const Fp8Gemm& p, const Plan& plan, int stages, cudaStream_t stream) {
   if (plan.splits < 2) throw std::invalid_argument("v5: a plan that does not split K (run v4)");
   with_stages(stages, [&](auto depth) { launch_stages<decltype(depth)::value>(p, plan, stream); });

@@ -115,6 +115,13 @@ struct LastWave {
   }
 };
 
+/// The cut v7 makes of problem `p` (Plan's; a row asks it before it runs).
+inline Cut cut_of(const Fp8Gemm& p, int min_saving) {
+  const long long tiles = wide_tiles::tile_count(p);
+  if (tiles > INT_MAX) throw std::invalid_argument("v7: more than 2^31 - 1 tiles");
+  return cut_last_wave(static_cast<int>(tiles), sm_count(), k_blocks(p.k), min_saving);
+}
+
 /// How v7 runs one problem (made once per problem: it owns the slots and
 /// the flags). `min_saving`: the K blocks a cut must take off the last
 /// wave (cut_last_wave).

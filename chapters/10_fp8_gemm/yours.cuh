@@ -56,7 +56,7 @@ inline steps::GroupPtr yours_group() {
   return steps::group<YoursProblem>(
       {fp8_row<YoursProblem>("yours", "exercise 10: your mma.sync GEMM with 1 x 128 scales on both operands",
                              steps::Role::yours, gamma_tensor_cores,
-                             [](YoursProblem& p, cudaStream_t s) { p.launch(s); })},
+                             [](YoursProblem& p, steps::Run& run) { p.launch(run.stream()); })},
       options);
 }
 
