@@ -7,10 +7,17 @@
 set(STEPS_MIN_CUDA_VERSION 12.8)
 
 # Fails the configure, in one line, when `version` is older than the minimum.
-# (A function, so that a script can try it: cmake -DV=12.4 -P check_toolkit.cmake.)
+# (A function, so that a script can try it: see the end of this file.)
 function(steps_check_toolkit version)
   if(version VERSION_LESS STEPS_MIN_CUDA_VERSION)
     message(FATAL_ERROR "cuda-steps needs CUDA Toolkit ${STEPS_MIN_CUDA_VERSION} or newer; found ${version} "
                         "(nvcc: ${CMAKE_CUDA_COMPILER}). Install a newer toolkit, or put its bin/ first on PATH.")
   endif()
 endfunction()
+
+# As a script, the check alone (the host test host.cmake.toolkit_too_old):
+#   cmake -DSTEPS_CHECK_VERSION=12.4 -P cmake/StepsToolkit.cmake
+if(CMAKE_SCRIPT_MODE_FILE AND DEFINED STEPS_CHECK_VERSION)
+  set(CMAKE_CUDA_COMPILER "nvcc")
+  steps_check_toolkit("${STEPS_CHECK_VERSION}")
+endif()
