@@ -81,11 +81,16 @@ constexpr const char* kCublasLtPerTensorFast = "cublaslt_per_tensor_fast";
 /// checked elsewhere), and M a multiple of 4 (its 1 x 128 scales of A are
 /// stored M-major, each K block's M scales 16-byte aligned).
 std::string cublaslt_needs(std::int64_t m, std::int64_t n, bool block, const steps::Run& run) {
-  const std::string sm = std::to_string(sm_of(run));
-  if (sm_of(run) < 89) return "cuBLASLt's FP8 matmul needs sm_89 or newer; this GPU is sm_" + sm;
+  const steps::DeviceInfo& dev = run.device();
+  const std::string sm = "sm_" + std::to_string(dev.cc_major) + std::to_string(dev.cc_minor);
+  if (const std::string why = steps::lacks(dev, kFp8MmaFeatures); !why.empty()) return "cuBLASLt's FP8 matmul " + why;
   if (n % 8 != 0) return "cuBLASLt needs N a multiple of 8 (rows of BF16 D 16-byte aligned); N = " + std::to_string(n);
   if (!block) return "";
-  if (sm_of(run) != 90) return "cuBLASLt's block scaling is run on Hopper (sm_90) only; this GPU is sm_" + sm;
+  // cuBLASLt's 1 x 128 / 128 x 128 block-scaling modes are Hopper's (its
+  // documentation lists them for sm_90; Blackwell has its own modes): a
+  // fact of the library, not of the architecture table.
+  if (!(dev.cc_major == 9 && dev.cc_minor == 0))
+    return "cuBLASLt's block scaling is run on Hopper (sm_90) only; this GPU is " + sm;
   if (std::string why = v0::lt_block_scales_missing(); !why.empty()) return why;
   if (m % 4 != 0)
     return "cuBLASLt's block scaling needs M a multiple of 4 (its 1 x 128 scales of A are stored M-major, each K "
@@ -99,7 +104,10 @@ std::vector<steps::GroupPtr> registry() {
   using steps::Run;
   using Lt = CublasLtProblem;
   using Kernels = KernelProblem;
-  const auto hopper = [](const Kernels&, const Run& run) { return needs_hopper(run); };
+  // One kernel of each Hopper row: its code must be sm_90a's (steps::Row::needs).
+  const void* const v3_kernel = reinterpret_cast<const void*>(v3::fp8_gemm_wgmma);
+  const void* const v4_kernel = reinterpret_cast<const void*>(v4::fp8_gemm_warp_specialized<pipeline::kMaxStages>);
+  const void* const v6_kernel = reinterpret_cast<const void*>(wide_tiles::fp8_gemm_wide_tiles<AllTiles>);
   steps::GroupOptions lt_options; // asked before the per-tensor problem is built
   lt_options.unavailable = [](const steps::Options& opts, const Run& run) {
     return cublaslt_needs(steps::dimension(opts, "--m"), steps::dimension(opts, "--n"), false, run);
@@ -113,34 +121,32 @@ std::vector<steps::GroupPtr> registry() {
                      [](const Kernels& p, const Run& run) {
                        return cublaslt_needs(p.m(), p.n(), p.scaling() == Scaling::fine, run);
                      }), [](const Kernels& p) { return p.quantization_extras(); }),
-          needs<Kernels>(fp8_row<Kernels>(kCublasBf16, "control: cuBLAS BF16 GEMM of the same inputs dequantized to BF16",
+          needing<Kernels>(fp8_row<Kernels>(kCublasBf16, "control: cuBLAS BF16 GEMM of the same inputs dequantized to BF16",
                      Role::reference, gamma_bf16_inputs, [](Kernels& p, Run& run) { p.run_bf16(run); }),
-                     [](const Kernels&, const Run& run) {
-                       return sm_of(run) >= 80 ? std::string() : "cuBLAS's BF16 GEMM needs sm_80 or newer";
-                     }),
+                     kBf16Features, nullptr),
           fp8_row<Kernels>("naive", "v1: one thread per element of D, FP32 on the CUDA cores", Role::version,
                      gamma_cuda_cores, [](Kernels& p, Run& run) { v1::launch(p.gemm(), run.stream()); }),
-          needs<Kernels>(fp8_row<Kernels>("mma_sync",
+          needing<Kernels>(fp8_row<Kernels>("mma_sync",
                      "v2: 128 x 128 tiles, mma.sync m16n8k32 E4M3 (FP16 HMMA on Hopper), FP32 promotion every 128 K",
                      Role::version, gamma_tensor_cores,
                      [](Kernels& p, Run& run) { v2::launch(p.gemm(), run.stream()); }),
-                     [](const Kernels&, const Run& run) { return needs_fp8_mma(run); }),
-          needs<Kernels>(fp8_row<Kernels>("wgmma",
+                     kFp8MmaFeatures, reinterpret_cast<const void*>(v2::fp8_gemm_mma_sync)),
+          needing<Kernels>(fp8_row<Kernels>("wgmma",
                      "v3: 64 x 128 tiles, TMA + mbarrier double buffer, wgmma m64n128k32, one warpgroup",
                      Role::version, gamma_tensor_cores,
                      [](Kernels& p, Run& run) { v3::launch(p.gemm(), run.stream()); }),
-                     hopper),
-          needs<Kernels>(fp8_row<Kernels>(kWarpSpecialized,
+                     kHopperFeatures, v3_kernel),
+          needing<Kernels>(fp8_row<Kernels>(kWarpSpecialized,
                      "v4: TMA producer + 2 wgmma warpgroups, 5-stage mbarrier ring, overlapped promotion, persistent",
                      Role::version, gamma_tensor_cores,
                      [](Kernels& p, Run& run) { v4::launch(p.gemm(), run.stream(), p.stages()); }),
-                     hopper),
+                     kHopperFeatures, v4_kernel),
           split_k_row(),
-          needs<Kernels>(fp8_row<Kernels>(kWideTiles,
+          needing<Kernels>(fp8_row<Kernels>(kWideTiles,
                      "v6: v4 with 128 x 192 tiles, one partial set per warpgroup in two halves (wgmma m64n96k32), 4 stages",
                      Role::version, gamma_tensor_cores,
                      [](Kernels& p, Run& run) { v6::launch(p.gemm(), run.stream()); }),
-                     hopper),
+                     kHopperFeatures, v6_kernel),
           stream_k_row(),
           fp8_row<Kernels>("mistake_scale_after_k", "scales applied once after the whole K sum (right only per tensor)",
                      Role::mistake, gamma_cuda_cores,
@@ -169,13 +175,17 @@ std::vector<steps::GroupPtr> registry() {
   return groups;
 }
 
-/// Hopper's dense FP8 tensor-core rate: 8192 FLOP per clock per SM (E4M3
-/// inputs, FP32 accumulation; 1979 TFLOP/s for an H100 SXM's 132 SMs at
-/// 1830 MHz), times the SM boost clock the device reports.
+/// The dense FP8 tensor-core rate (E4M3 inputs, FP32 accumulation) of the
+/// GPU's architecture (steps/arch.hpp: 8192 FLOP per clock per SM on Hopper,
+/// 2048 on Ada; none before sm_89), times its SMs and SM boost clock.
 steps::Peak fp8_tensor_peak(const steps::DeviceInfo& dev) {
-  return {"FP8 tensor", dev.sm_count * 8192.0 * dev.sm_clock_khz * 1e3 / 1e12,
-          std::to_string(dev.sm_count) + " SMs x 8192 FLOP/clock (dense E4M3 tensor cores) x " +
-              std::to_string(dev.sm_clock_khz / 1000) + " MHz (the boost clock)"};
+  const steps::ArchFacts* a = steps::find_arch_facts(dev.cc_major, dev.cc_minor);
+  const int per_clock = a ? a->tensor_flop_per_clock(steps::TensorType::fp8) : 0;
+  if (per_clock == 0) return {"FP8 tensor", 0, "this GPU has no FP8 tensor cores in the architecture table"};
+  return {"FP8 tensor", steps::tensor_peak_tflops(dev, steps::TensorType::fp8),
+          std::to_string(dev.sm_count) + " SMs x " + std::to_string(per_clock) +
+              " FLOP/clock (dense E4M3 tensor cores) x " + std::to_string(dev.sm_clock_khz / 1000) +
+              " MHz (the boost clock)"};
 }
 
 /// The shape rules the command line cannot express: a usage error (exit 2)

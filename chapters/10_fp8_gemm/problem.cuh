@@ -276,23 +276,25 @@ private:
   std::vector<std::uint16_t> got_; // reused between checks
 };
 
-// What a row needs of the GPU, as the reason it is skipped where that is
-// missing ("" = this GPU has it; steps::Row::unavailable).
+// What a row needs of the GPU, from the architecture table (steps/arch.hpp):
+// where the GPU lacks it, or the binary's code for this GPU compiled the
+// row's kernel out, the row is skipped with the reason (steps::Row::needs).
 
-/// The GPU's architecture as a number: 89 for compute capability 8.9.
-inline int sm_of(const steps::Run& run) { return run.device().cc_major * 10 + run.device().cc_minor; }
+/// v3 to v7: Hopper's own instructions (wgmma, setmaxnreg), TMA and
+/// mbarrier transactions, in sm_90a machine code.
+inline const std::vector<steps::Feature> kHopperFeatures{steps::Feature::tma, steps::Feature::mbarrier_tx,
+                                                         steps::Feature::wgmma};
+/// v2 and the exercise: mma.sync on FP8 operands (sm_89 and newer).
+inline const std::vector<steps::Feature> kFp8MmaFeatures{steps::Feature::fp8_mma};
+/// The cuBLAS BF16 control: BF16 tensor cores (sm_80 and newer).
+inline const std::vector<steps::Feature> kBf16Features{steps::Feature::mma_bf16};
 
-/// v3 to v7 are sm_90a machine code (wgmma, TMA, setmaxnreg: Hopper's own
-/// instructions), which runs on compute capability 9.0 only.
-inline std::string needs_hopper(const steps::Run& run) {
-  return sm_of(run) == 90 ? std::string()
-                          : "needs Hopper (sm_90a: wgmma, TMA); this GPU is sm_" + std::to_string(sm_of(run));
-}
-
-/// FP8 mma.sync (v2, the exercise): sm_89 (Ada) and newer.
-inline std::string needs_fp8_mma(const steps::Run& run) {
-  return sm_of(run) >= 89 ? std::string()
-                          : "needs FP8 mma.sync (sm_89 or newer); this GPU is sm_" + std::to_string(sm_of(run));
+/// Row `r`, which needs `features` and the code of `kernel` (one of its
+/// kernels, or nullptr for a library's) for this GPU.
+template <class P>
+steps::Row<P> needing(steps::Row<P> r, std::vector<steps::Feature> features, const void* kernel) {
+  r.needs = {std::move(features), kernel};
+  return r;
 }
 
 /// A row over problem `P` (an Fp8Data): D poisoned before the verification

@@ -52,7 +52,9 @@ private:
 
 inline steps::GroupPtr yours_group() {
   steps::GroupOptions options; // FP8 mma.sync, like v2
-  options.unavailable = [](const steps::Options&, const steps::Run& run) { return needs_fp8_mma(run); };
+  options.unavailable = [](const steps::Options&, const steps::Run& run) {
+    return steps::unmet({kFp8MmaFeatures, ex10::fp8_gemm_code_probe()}, run.device());
+  };
   return steps::group<YoursProblem>(
       {fp8_row<YoursProblem>("yours", "exercise 10: your mma.sync GEMM with 1 x 128 scales on both operands",
                              steps::Role::yours, gamma_tensor_cores,

@@ -35,4 +35,10 @@ constexpr int kScaleBlock = 128;
 void fp8_gemm_1x128(int m, int n, int k, const __nv_fp8_e4m3* a, const float* scale_a, const __nv_fp8_e4m3* b,
                     const float* scale_b, __nv_bfloat16* d, cudaStream_t stream);
 
+/// A kernel compiled with your code (given.cuh defines it, in your .cu file):
+/// the grader and the chapter's `yours` row ask the CUDA runtime which code
+/// of it runs on this GPU, so that a build whose code for this GPU compiled
+/// mma.sync on FP8 out is skipped with what to rebuild for, not run empty.
+const void* fp8_gemm_code_probe();
+
 } // namespace ex10

@@ -109,6 +109,16 @@ __device__ __forceinline__ void zero_accumulators(Accumulators& acc) {
       for (int j = 0; j < 4; ++j) acc[mi][ni][j] = 0.0f;
 }
 
+/// An empty kernel, compiled for the same architectures as your kernel.
+__global__ void code_probe_kernel() {}
+
+} // namespace detail
+
+// fp8_gemm_1x128.hpp: your library's code, as the runtime picks it for this GPU.
+const void* fp8_gemm_code_probe() { return reinterpret_cast<const void*>(detail::code_probe_kernel); }
+
+namespace detail {
+
 /// The sizes fp8_gemm_1x128 takes (see fp8_gemm_1x128.hpp): m, n >= 1, k a
 /// positive multiple of 16, and fewer than 2^31 elements in A (m x k), B
 /// (n x k) and D (m x n), so that every element's offset fits in an int.

@@ -52,7 +52,7 @@ constexpr int kBlock = ex10::kScaleBlock;
 /// capability 8.9 (Ada) or newer; exercise 10 is built for sm_90a and the
 /// build's architectures from 89 on.
 void require_fp8_mma() {
-  steps::grade::require({{steps::Feature::fp8_mma}, nullptr}, "FP8 mma.sync");
+  steps::grade::require({{steps::Feature::fp8_mma}, ex10::fp8_gemm_code_probe()}, "FP8 mma.sync");
 }
 
 struct Shape {
