@@ -129,7 +129,7 @@ steps::Row<KernelProblem> splitting_row(std::string name, std::string what, void
       fp8_row<KernelProblem>(std::move(name), std::move(what), steps::Role::version, gamma_tensor_cores,
                              [launch](KernelProblem& p, steps::Run& run) { (p.*launch)(run); });
   r.same_as = [splits, otherwise](KernelProblem& p) { return (p.*splits)() ? std::string() : std::string(otherwise); };
-  r.needs = {kHopperFeatures, reinterpret_cast<const void*>(v4::fp8_gemm_warp_specialized<pipeline::kMaxStages>)};
+  r.needs = steps::Needs{kHopperFeatures, reinterpret_cast<const void*>(v4::fp8_gemm_warp_specialized<kMaxStages>)};
   return r;
 }
 

@@ -106,7 +106,7 @@ std::vector<steps::GroupPtr> registry() {
   using Kernels = KernelProblem;
   // One kernel of each Hopper row: its code must be sm_90a's (steps::Row::needs).
   const void* const v3_kernel = reinterpret_cast<const void*>(v3::fp8_gemm_wgmma);
-  const void* const v4_kernel = reinterpret_cast<const void*>(v4::fp8_gemm_warp_specialized<pipeline::kMaxStages>);
+  const void* const v4_kernel = reinterpret_cast<const void*>(v4::fp8_gemm_warp_specialized<kMaxStages>);
   const void* const v6_kernel = reinterpret_cast<const void*>(wide_tiles::fp8_gemm_wide_tiles<AllTiles>);
   steps::GroupOptions lt_options; // asked before the per-tensor problem is built
   lt_options.unavailable = [](const steps::Options& opts, const Run& run) {
