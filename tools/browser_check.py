@@ -21,7 +21,9 @@ checks:
     emphasis Doxygen did not take), no pair of backticks (a code span it
     did not take);
   - no image is wider than the text column (at a 1280-pixel-wide window):
-    a wide chart is scaled down, not cut off.
+    a wide chart is scaled down, not cut off;
+  - no page shows the absolute path of the clone it was built from (an API
+    page's include line names a header relative to the repository).
 Prints the counts (pages, images, console errors, raw Markdown, over-wide
 images) and exits 1 on any failure,
 2 on a usage error or when the browser cannot start.
@@ -152,6 +154,13 @@ def main(argv):
             failures.append(f"{md}: its page {page} is not in the site")
         elif lesson and page not in reach:
             failures.append(f"{md}: its page {page} is not reachable from the main page by links")
+    root_path = str(ROOT) + "/"
+    absolute = [f.name for f in sorted(html_dir.glob("*.html"))
+                if root_path in f.read_text(encoding="utf-8", errors="replace")]
+    for name in absolute[:10]:
+        failures.append(f"{name}: shows the absolute path {root_path}")
+    if len(absolute) > 10:
+        failures.append(f"... and {len(absolute) - 10} more pages with the absolute path {root_path}")
     md_pages = {page: md for md, page in pages.items() if (html_dir / page).is_file()}
     # Loaded in the browser: every page made from Markdown, every page that
     # shows an image of its own (beyond Doxygen's footer logo), and one page
@@ -260,6 +269,7 @@ def main(argv):
           f"{lessons} lessons and {exercises} exercise pages; {len(to_load)} pages loaded in Chromium; "
           f"{images} images ({broken_images} broken, {wide_images} wider than the text column); "
           f"{console_errors} console errors; {raw_markdown} places where Markdown shows as text; "
+          f"{len(absolute)} pages with an absolute path; "
           f"{len(failures)} failures")
     return 1 if failures else 0
 
