@@ -104,9 +104,9 @@ def reference_machine(root):
 # machine the lesson is rendered for (the reference, or the learner's GPU).
 GPU_MARK = re.compile(r"<!--gpu-->(?P<text>[^<]*)<!--/gpu-->")
 # A checked claim: a comparison that must hold on every measured GPU,
-#   v4 beats v3<!--claim:06:v4:value > 06:v3:value-->
+#   A beats B<!--claim:NN:a:value > NN:b:value-->
 # or, when its wording names the GPU it holds on, on that GPU only:
-#   on the H200, three streams beat two<!--claim@H200:08:streams_3:value > 08:streams_2:value-->
+#   on the H200, A beats B<!--claim@H200:NN:a:value > NN:b:value-->
 # Each side is a marker expression (EXPR, below); OP is <, <=, > or >=.
 # Without @MACHINE it is checked on every results file that holds its runs
 # (at least one must); a claim false on one fails ./tutorial check.

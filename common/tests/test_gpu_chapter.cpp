@@ -106,7 +106,8 @@ TEST_CASE("chapter: hooks, skipped rows and groups, notes and row state", "[gpu]
   CHECK(events == std::vector<std::string>{"chapter before", "group before", "built", "state made",
                                            "state freed after 5 runs", "state made", "state freed after 5 runs",
                                            "freed"});
-  CHECK(r.json.find("\"schema\": 3") != std::string::npos);
+  CHECK(r.json.find("\"schema\": " + std::to_string(steps::kResultsSchema)) != std::string::npos);
+  CHECK(r.json.find("\"machine\": \"" + steps::machine_name(steps::query_device(0), 1) + "\"") != std::string::npos);
   CHECK(r.json.find("\"notes\": [\n    \"a note of the run\",\n    \"group 1 ran\"\n  ]") != std::string::npos);
   CHECK(r.json.find("\"notes\": [\n        \"launched by fast\"\n      ]") != std::string::npos);
   CHECK(r.json.find("\"skipped\": \"not for this shape\"") != std::string::npos);
