@@ -432,7 +432,7 @@ def check_claim(results, m, line):
         if only not in results.machines:
             return [f"{text}: no results file docs/results/{only}.json"]
         short = re.sub(r"^NVIDIA ", "", results.gpu_name(only)).split()[0]
-        prose = CLAIM_MARK.sub("", line)
+        prose = re.sub(r"<!--.*?-->", "", line)  # the words of the line, without any marker
         if short not in prose:
             return [f"{text}: holds on {only} only, and its sentence must say so (name '{short}' on its line)"]
     out, checked = [], 0
