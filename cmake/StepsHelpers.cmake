@@ -313,13 +313,20 @@ endfunction()
 # exercise 10 ring's STEPS_RING_CHECKED) goes on this target as well.
 function(_steps_grader_objects target grader ex_dir host archs libs)
   add_library(${target} OBJECT ${grader})
+  _steps_grader_links(${target} "${ex_dir}" "${host}" "${libs}")
+  _steps_set_architectures(${target} ${archs})
+endfunction()
+
+# What a grader's objects and executable both link: the shared library, the
+# test main (GPU: exits 77 without one; HOST: runs anywhere), the exercise's
+# folder for its headers.
+function(_steps_grader_links target ex_dir host libs)
   if(host)
     target_link_libraries(${target} PRIVATE steps::common steps_catch_host_main steps::warnings ${libs})
   else()
     target_link_libraries(${target} PRIVATE steps::common steps_catch_gpu_main steps::warnings ${libs})
   endif()
   target_include_directories(${target} PRIVATE ${ex_dir})
-  _steps_set_architectures(${target} ${archs})
 endfunction()
 
 # One grader executable: the grader's objects (_steps_grader_objects), the
@@ -328,12 +335,7 @@ endfunction()
 function(_steps_grader target grader_objects ex_dir host archs libs)
   add_executable(${target} ${ARGN})
   target_link_libraries(${target} PRIVATE ${grader_objects})
-  if(host)
-    target_link_libraries(${target} PRIVATE steps::common steps_catch_host_main steps::warnings ${libs})
-  else()
-    target_link_libraries(${target} PRIVATE steps::common steps_catch_gpu_main steps::warnings ${libs})
-  endif()
-  target_include_directories(${target} PRIVATE ${ex_dir})
+  _steps_grader_links(${target} "${ex_dir}" "${host}" "${libs}")
   set_target_properties(${target} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/graders)
   _steps_set_architectures(${target} ${archs})
 endfunction()

@@ -26,22 +26,8 @@ using F = Feature;
 
 ArchFacts facts(int major, int minor, const char* family, int fma, int fp16, int bf16, int tf32, int fp8,
                 int int8, int threads, int blocks, int smem_kib, int optin_kib, std::vector<Feature> features) {
-  ArchFacts a;
-  a.cc_major = major;
-  a.cc_minor = minor;
-  a.family = family;
-  a.fp32_fma_per_clock = fma;
-  a.tensor_fp16 = fp16;
-  a.tensor_bf16 = bf16;
-  a.tensor_tf32 = tf32;
-  a.tensor_fp8 = fp8;
-  a.tensor_int8 = int8;
-  a.max_threads_per_sm = threads;
-  a.max_blocks_per_sm = blocks;
-  a.smem_per_sm_kib = smem_kib;
-  a.smem_per_block_optin_kib = optin_kib;
-  a.features = std::move(features);
-  return a;
+  return ArchFacts{major, minor, family,  fma,     fp16,    bf16,      tf32,     fp8,
+                   int8,  threads, blocks, smem_kib, optin_kib, std::move(features)};
 }
 
 const std::vector<Feature> kTuring{F::ldmatrix};
