@@ -31,6 +31,7 @@
 // with shuffles and combined with one atomicXor per warp.
 #pragma once
 
+#include "steps/arch.hpp"
 #include "steps/chapter.hpp"
 #include "steps/launch.cuh"
 #include "steps/random.hpp"
@@ -52,19 +53,16 @@ constexpr int kThreads = 256;
 __device__ inline unsigned fold(unsigned x) { return x; }
 __device__ inline unsigned fold(uint4 v) { return v.x ^ v.y ^ v.z ^ v.w; }
 
-/// Threads an SM of the architecture being compiled holds (device code
-/// cannot call steps::limits_for(), the table these come from): 1024 on
-/// sm_75 (T4), 1536 on sm_86, sm_87, sm_89 and sm_120, 2048 elsewhere. A
-/// launch bound that asks for more blocks than fit is ignored, with a
-/// ptxas warning.
+/// Threads an SM of the architecture being compiled holds, from the
+/// architecture table's compile-time column (steps::max_threads_per_sm_of):
+/// 1024 on sm_75 (T4), 1536 on sm_86, sm_87, sm_89 and sm_120, 2048
+/// elsewhere. A launch bound that asks for more blocks than fit is ignored,
+/// with a ptxas warning.
 constexpr int threads_per_sm_compiled() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 750
-  return 1024;
-#elif defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 870 || __CUDA_ARCH__ == 890 || \
-                                 __CUDA_ARCH__ >= 1200)
-  return 1536;
+#if defined(__CUDA_ARCH__)
+  return steps::max_threads_per_sm_of(__CUDA_ARCH__ / 10);
 #else
-  return 2048;
+  return steps::max_threads_per_sm_of(0); // the host pass: a launch bound means nothing there
 #endif
 }
 

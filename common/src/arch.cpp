@@ -25,7 +25,8 @@ namespace {
 using F = Feature;
 
 ArchFacts facts(int major, int minor, const char* family, int fma, int fp16, int bf16, int tf32, int fp8,
-                int int8, int threads, int blocks, int smem_kib, int optin_kib, std::vector<Feature> features) {
+                int int8, int blocks, int smem_kib, int optin_kib, std::vector<Feature> features) {
+  const int threads = max_threads_per_sm_of(major * 10 + minor);
   return ArchFacts{major, minor, family,  fma,     fp16,    bf16,      tf32,     fp8,
                    int8,  threads, blocks, smem_kib, optin_kib, std::move(features)};
 }
@@ -41,18 +42,19 @@ const std::vector<Feature> kBlackwell{F::ldmatrix, F::mma_bf16, F::cp_async, F::
 } // namespace
 
 const std::vector<ArchFacts>& known_arch_facts() {
-  //                                                      FP32   dense tensor FLOP/clock/SM        threads blocks smem opt-in
-  //                                                      FMA    FP16  BF16  TF32  FP8    INT8     /SM     /SM    KiB  KiB
+  // Threads per SM come from max_threads_per_sm_of (arch.hpp).
+  //                                               FP32  dense tensor FLOP per clock per SM     blocks  smem opt-in
+  //                                               FMA    FP16   BF16   TF32    FP8   INT8      /SM    KiB   KiB
   static const std::vector<ArchFacts> t{
-      facts(7, 0, "Volta: V100",                          64,  1024,    0,    0,     0,     0,  2048, 32,  96,  96, {}),
-      facts(7, 5, "Turing: T4, RTX 20",                   64,  1024,    0,    0,     0,  2048,  1024, 16,  64,  64, kTuring),
-      facts(8, 0, "Ampere: A100, A30",                    64,  2048, 2048, 1024,     0,  4096,  2048, 32, 164, 163, kAmpere),
-      facts(8, 6, "Ampere: A10, A40, RTX 30",            128,  1024, 1024,  512,     0,  2048,  1536, 16, 100,  99, kAmpere),
-      facts(8, 7, "Ampere: Jetson Orin",                 128,  1024, 1024,  512,     0,  2048,  1536, 16, 164, 163, kAmpere),
-      facts(8, 9, "Ada: L4, L40, RTX 40",                128,  1024, 1024,  512,  2048,  2048,  1536, 24, 100,  99, kAda),
-      facts(9, 0, "Hopper: H100, H200",                  128,  4096, 4096, 2048,  8192,  8192,  2048, 32, 228, 227, kHopper),
-      facts(10, 0, "Blackwell: B200",                    128,  8192, 8192, 4096, 16384, 16384,  2048, 32, 228, 227, kBlackwell),
-      facts(12, 0, "Blackwell: RTX 50",                  128,  1024, 1024,  512,  2048,  2048,  1536, 24, 100,  99, kBlackwell),
+      facts(7, 0, "Volta: V100",                       64,  1024,     0,     0,     0,     0,    32,    96,    96, {}),
+      facts(7, 5, "Turing: T4, RTX 20",                64,  1024,     0,     0,     0,  2048,    16,    64,    64, kTuring),
+      facts(8, 0, "Ampere: A100, A30",                 64,  2048,  2048,  1024,     0,  4096,    32,   164,   163, kAmpere),
+      facts(8, 6, "Ampere: A10, A40, RTX 30",         128,  1024,  1024,   512,     0,  2048,    16,   100,    99, kAmpere),
+      facts(8, 7, "Ampere: Jetson Orin",              128,  1024,  1024,   512,     0,  2048,    16,   164,   163, kAmpere),
+      facts(8, 9, "Ada: L4, L40, RTX 40",             128,  1024,  1024,   512,  2048,  2048,    24,   100,    99, kAda),
+      facts(9, 0, "Hopper: H100, H200",               128,  4096,  4096,  2048,  8192,  8192,    32,   228,   227, kHopper),
+      facts(10, 0, "Blackwell: B200",                 128,  8192,  8192,  4096, 16384, 16384,    32,   228,   227, kBlackwell),
+      facts(12, 0, "Blackwell: RTX 50",               128,  1024,  1024,   512,  2048,  2048,    24,   100,    99, kBlackwell),
   };
   return t;
 }

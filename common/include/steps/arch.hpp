@@ -42,6 +42,18 @@ enum class Feature {
   wgmma,       ///< warpgroup MMA, wgmma.mma_async (sm_90a: Hopper only)
 };
 
+/// Resident threads per SM of compute capability `cc` (x 10: 75, 86, 90):
+/// 1024 on sm_75, 1536 on sm_86, 87, 89 and 120, 2048 elsewhere. The one
+/// place this number is written; the table's max_threads_per_sm reads it, and
+/// device code can too, at compile time (`max_threads_per_sm_of(__CUDA_ARCH__
+/// / 10)`, for a launch bound that must fit the SM it is compiled for).
+#ifdef __CUDACC__
+__host__ __device__
+#endif
+constexpr int max_threads_per_sm_of(int cc) {
+  return cc == 75 ? 1024 : (cc == 86 || cc == 87 || cc == 89 || cc == 120) ? 1536 : 2048;
+}
+
 /// Every feature, in the order above.
 const std::vector<Feature>& all_features();
 /// "cp.async", "TMA", "wgmma", ...
