@@ -5,6 +5,7 @@ The language below is what a marker may say; `tools/results.py render`
 rewrites the numbers, `render --check` reports each one that differs.
 Standard library only.
 """
+import copy
 import glob
 import operator
 import os
@@ -353,9 +354,11 @@ def marked_files(root):
     return out
 
 
-def render_marks(results, path, rel, check, problems):
-    """Rewrites (or checks) the marked numbers of one file; returns its new text or None."""
-    text = open(path, encoding="utf-8").read()
+def render_marks(results, path, rel, check, problems, text=None):
+    """Rewrites (or checks) the marked numbers of one file (of `text`, its contents, when given); returns
+    its new text or None."""
+    if text is None:
+        text = open(path, encoding="utf-8").read()
     if "n:" not in text and "<!--gpu-->" not in text and "<!--claim" not in text:
         return None
     lines = text.split("\n")
@@ -416,9 +419,8 @@ def render_marks(results, path, rel, check, problems):
 
 
 def with_machine(results, machine):
-    """A view of `results` whose unqualified references read `machine`."""
-    view = object.__new__(Results)
-    view.__dict__.update(results.__dict__)
+    """A view of `results` whose unqualified references read `machine` (the files are shared, not copied)."""
+    view = copy.copy(results)
     view.default = machine
     return view
 

@@ -111,24 +111,20 @@ def merge(argv):
                    help="the results file's machine name, as the bench's run files state it (results.py machines)")
     p.add_argument("files", nargs="+")
     a = p.parse_args(argv)
-    by_machine = {}
+    path = os.path.join(a.dir, a.machine + ".profile.json")
+    old = {}
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as fh:
+            old = json.load(fh)
+    tests = old.get("tests", {})
     for f in a.files:
         with open(f, encoding="utf-8") as fh:
             r = json.load(fh)
-        by_machine.setdefault(a.machine, []).append(r)
-    for machine, runs in by_machine.items():
-        path = os.path.join(a.dir, machine + ".profile.json")
-        old = {}
-        if os.path.exists(path):
-            with open(path, encoding="utf-8") as fh:
-                old = json.load(fh)
-        tests = old.get("tests", {})
-        for r in runs:
-            tests[r["test"]] = r
-        with open(path, "w", encoding="utf-8") as fh:
-            json.dump({"schema": 1, "tests": dict(sorted(tests.items()))}, fh, indent=1, sort_keys=True)
-            fh.write("\n")
-        print(f"profile: {len(runs)} test(s) merged into {path}")
+        tests[r["test"]] = r
+    with open(path, "w", encoding="utf-8") as fh:
+        json.dump({"schema": 1, "tests": dict(sorted(tests.items()))}, fh, indent=1, sort_keys=True)
+        fh.write("\n")
+    print(f"profile: {len(a.files)} test(s) merged into {path}")
     return 0
 
 

@@ -108,9 +108,8 @@ def render_for(root, path, machine):
         r = runs.get(num)
         if r is not None:
             text = replace_block(text, f"{num}:{ref}", tables.markdown_table(r))
-    problems = []
-    new = marks.render_marks(results, path, path, False, problems)
-    text = text if new is None else _merge_blocks(new, text, ref)
+    new = marks.render_marks(results, path, path, False, [], text)
+    text = text if new is None else new
     # The charts and the results file the lesson points to: that machine's,
     # where ./tutorial bench drew them.
     machine = results.default
@@ -122,9 +121,3 @@ def render_for(root, path, machine):
     text = re.sub(rf"([A-Za-z0-9_]+)_{re.escape(ref)}\.png", figure, text)
     return text.replace(f"docs/results/{ref}.json", f"docs/results/{machine}.json")
 
-
-def _merge_blocks(marked, blocks, ref):
-    """The marked text with the results blocks of `blocks` (both come from one file)."""
-    pat = re.compile(rf"<!-- results:([^:]+):{re.escape(ref)}:begin -->\n.*?<!-- results:\1:{re.escape(ref)}:end -->", re.S)
-    found = {m.group(1): m.group(0) for m in pat.finditer(blocks)}
-    return pat.sub(lambda m: found.get(m.group(1), m.group(0)), marked)
