@@ -129,6 +129,10 @@ int open_devices(const ChapterInfo& info, const Options& opts, std::vector<Devic
                 << ") is " << d.cc() << "\n";
       return 77;
     }
+    if (const std::string why = build_code_missing(d); !why.empty()) {
+      std::cerr << info.binary << ": skipped: GPU " << d.index << " (" << d.name << "): " << why << "\n";
+      return 77;
+    }
     if (info.unsupported) {
       if (const std::string why = info.unsupported(d); !why.empty()) {
         std::cerr << info.binary << ": skipped: GPU " << d.index << " (" << d.name << "): " << why << "\n";

@@ -1,4 +1,5 @@
 // Tests of the common library that need a GPU (label gpu).
+#include "steps/arch.hpp"
 #include "steps/catch.hpp"
 #include "steps/device.hpp"
 #include "steps/cublas.hpp"
@@ -24,6 +25,12 @@ TEST_CASE("device facts are read from attributes", "[gpu]") {
   CHECK(d.mem_clock_khz > 0);
   CHECK(d.mem_bus_bits > 0);
   CHECK(d.peak_bandwidth_gbs > 100);
+}
+
+TEST_CASE("this build has code for the GPU it runs on", "[gpu]") {
+  // The probe every program and grader asks before it runs (exit 77 with this
+  // reason when it fails); this test runs on the build's own GPU.
+  CHECK(steps::build_code_missing(steps::query_device(0)) == "");
 }
 
 TEST_CASE("buffers round-trip and the GPU fill matches the CPU fill", "[gpu]") {

@@ -150,4 +150,12 @@ std::string code_missing(const KernelCode& code, int cc_major, int cc_minor,
 /// "" when the row can run.
 std::string unmet(const Needs& needs, const DeviceInfo& dev);
 
+/// Why this build has no code that runs on `dev` at all ("" when it has):
+/// asked of a kernel of the shared library, compiled for the build's
+/// CMAKE_CUDA_ARCHITECTURES like every program and grader ("this binary has
+/// no code for this GPU (sm_90: ...); rebuild with CMAKE_CUDA_ARCHITECTURES=90",
+/// from an 80-real build: machine code for sm_80 and no PTX to compile).
+/// Chapter programs and graders skip (77) with it. Makes `dev` current.
+std::string build_code_missing(const DeviceInfo& dev);
+
 } // namespace steps
