@@ -59,7 +59,82 @@ SMALL_M = 128  # the shapes whose roofline points are drawn one by one (DeepSeek
 
 
 def charts(runs, machine, out_dir, kit):
-    return roofline(runs, machine, out_dir, kit) + stages(runs, machine, out_dir, kit)
+    out = roofline(runs, machine, out_dir, kit) + stages(runs, machine, out_dir, kit)
+    try:
+        out += warp_roles(machine, out_dir, kit)
+    except LookupError as e:  # no trace recorded on this machine: the other charts stand
+        print(f"results: chapters/10_fp8_gemm/figures.py: warp_roles() left as it was: {e}")
+    return out
+
+
+# The warp-roles timeline (warp_roles.cu writes it): what each role did
+# between two of its events, by colour. Pairs (start event, end event, label, colour).
+TRACE_FILE = "docs/results/traces/{machine}.ch10_warp_roles.json"
+SPANS = (("free_wait", "free", "producer waits for a free stage", "#bbbbbb"),
+         ("data_wait", "data", "math waits for a stage's data", "#c0392b"),
+         ("mma_wait", "mma_done", "math waits for its wgmma", "#f0b27a"),
+         ("mma_done", "promoted", "math promotes (CUDA cores)", "#2a7ab0"),
+         ("store", "stored", "math stores the tile", "#27ae60"))
+
+
+def _spans(lane):
+    """[(start, end, label, colour)] of one role's events (cycles)."""
+    out, open_at = [], {}
+    for cycle, event in lane:
+        for start, end, label, colour in SPANS:
+            if event == end and start in open_at:
+                out.append((open_at.pop(start), cycle, label, colour))
+        open_at[event] = cycle
+    return out
+
+
+def warp_roles(machine, out_dir, kit):
+    """Block 0's roles over its first tiles, and a zoom on the boundary between two tiles."""
+    import json
+    import os
+
+    path = os.path.join(kit.root or ".", TRACE_FILE.format(machine=machine))
+    if not os.path.exists(path):
+        raise LookupError(f"no {os.path.relpath(path, kit.root or '.')}")
+    with open(path) as f:
+        trace = json.load(f)
+    mhz = trace.get("sm_clock_mhz") or trace["boost_clock_mhz"]
+    lanes = trace["blocks"][0]["lanes"]
+    stored = [c for c, e in lanes[1] if e == "stored"]
+    if len(stored) < 3:
+        raise LookupError(f"{len(stored)} tiles stored by math 1 in the trace (3 needed)")
+    plt = kit.plt
+    fig, axes = plt.subplots(2, 1, figsize=(11, 4.8), dpi=110)
+    # Top: from the start to the third tile's store; bottom: the boundary
+    # between the first and the second tile, a few K blocks either side.
+    store1 = next(c for c, e in lanes[1] if e == "store")
+    k_block = (stored[2] - stored[1]) / trace["k_blocks_per_tile"]
+    windows = ((0, stored[2]), (store1 - 4 * k_block, stored[0] + 4 * k_block))
+    for ax, (lo, hi) in zip(axes, windows):
+        for y, (name, lane) in enumerate(zip(trace["roles"], lanes)):
+            for a, b, label, colour in _spans(lane):
+                if b >= lo and a <= hi:
+                    ax.barh(2 - y, (b - a) / mhz, left=a / mhz, height=0.6, color=colour, label=label, linewidth=0)
+        ax.set_yticks([2, 1, 0])
+        ax.set_yticklabels(trace["roles"], fontsize=8)
+        ax.set_xlim(lo / mhz, hi / mhz)
+        ax.tick_params(axis="x", labelsize=8)
+        ax.spines[["top", "right"]].set_visible(False)
+    axes[1].set_xlabel("microseconds since the block's first event (the SM's cycle counter at "
+                       f"{mhz} MHz)", fontsize=8)
+    handles = {}
+    for ax in axes:
+        for h, l in zip(*ax.get_legend_handles_labels()):
+            handles.setdefault(l, h)
+    fig.legend(handles.values(), handles.keys(), fontsize=7, ncol=5, loc="lower center", frameon=False)
+    axes[0].set_title(f"v4 on {trace['gpu']}, block 0 of {trace['grid']}, {trace['m']} x {trace['n']} x "
+                      f"{trace['k']}: its first three tiles", fontsize=9)
+    axes[1].set_title("the boundary between its first and second tile", fontsize=9)
+    fig.tight_layout(rect=(0, 0.06, 1, 1))
+    out = os.path.join(out_dir, f"ch10_warp_roles_{machine}.png")
+    fig.savefig(out)
+    plt.close(fig)
+    return [out]
 
 
 def roofline(runs, machine, out_dir, kit):

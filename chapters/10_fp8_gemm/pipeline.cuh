@@ -18,6 +18,7 @@
 
 #include "fp8_gemm.cuh"
 #include "ring.cuh"
+#include "trace.cuh"
 #include "wgmma_math.cuh"
 
 #include "steps/ptx.cuh"
@@ -81,11 +82,14 @@ static_assert(kProducerRegs * 128 + kMathRegs * 128 * kMathGroups <= 65536, "mor
 /// address arithmetic (in v6 that cost 2.4% to 4.9%; the lesson, v6).
 /// `sb`: the tile's B scale of K block kb0 in global memory, `sb_step`
 /// floats to the next K block.
-template <int Stages>
+/// `trace`: the recorder of the warp-roles timeline (trace.cuh; NoTrace,
+/// nothing, unless traced).
+template <int Stages, class Tracer = NoTrace>
 __device__ __forceinline__ void math_tile(std::uint32_t sa, const float* sb, int sb_step, std::uint32_t a_lo,
                                           std::uint32_t b_lo, std::uint64_t* full, std::uint64_t* empty,
                                           Ring<Stages>& ring, int num_kb, float (&total)[wg::kAccum],
-                                          float (&partial0)[wg::kAccum], float (&partial1)[wg::kAccum]) {
+                                          float (&partial0)[wg::kAccum], float (&partial1)[wg::kAccum],
+                                          Tracer&& trace = Tracer{}) {
   const bool signals = threadIdx.x % 32 == 0; // lane 0 arrives on empty[] for its warp
   Ring<Stages> ahead = ring; // `ring`: the next block to promote; `ahead`: the next to issue
   // Wait for the next block's stage and issue its wgmma; its scales start
@@ -97,7 +101,9 @@ __device__ __forceinline__ void math_tile(std::uint32_t sa, const float* sb, int
     const float b = *sb;
     sb += sb_step;
     const std::uint32_t stage_lo = ahead.stage * (kStageBytes >> 4);
+    trace(Event::data_wait);
     ptx::mbarrier_wait(&full[ahead.stage], ahead.phase);
+    trace(Event::data);
     const std::uint32_t stage_sa = sa + ahead.stage * (BLOCK_M * 4);
     const wg::BlockScales sc{ptx::ld_shared_f32(stage_sa), ptx::ld_shared_f32(stage_sa + 32), b};
     wg::issue_k_block(partial, a_lo + stage_lo, b_lo + stage_lo);
@@ -112,26 +118,37 @@ __device__ __forceinline__ void math_tile(std::uint32_t sa, const float* sb, int
     __syncwarp();
     if (signals) ptx::mbarrier_arrive(&empty[ring.stage]); // this warp no longer reads the stage
     wg::promote(total, partial, sc);
+    trace(Event::promoted);
     ring.advance();
   };
   wg::BlockScales sc0 = start(partial0), sc1;
   int kb = 0;
   for (; kb + 2 < num_kb; kb += 2) { // blocks kb + 1 and kb + 2 both exist
     sc1 = start(partial1);
+    trace(Event::mma_wait);
     ptx::wgmma_wait<1>();            // block kb is done; kb + 1 may still run
+    trace(Event::mma_done);
     finish(partial0, sc0);
     sc0 = start(partial0);
+    trace(Event::mma_wait);
     ptx::wgmma_wait<1>();
+    trace(Event::mma_done);
     finish(partial1, sc1);
   }
   if (kb + 1 < num_kb) {             // two blocks left: kb (in flight) and kb + 1
     sc1 = start(partial1);
+    trace(Event::mma_wait);
     ptx::wgmma_wait<1>();
+    trace(Event::mma_done);
     finish(partial0, sc0);
+    trace(Event::mma_wait);
     ptx::wgmma_wait<0>();
+    trace(Event::mma_done);
     finish(partial1, sc1);
   } else {                           // one block left: kb
+    trace(Event::mma_wait);
     ptx::wgmma_wait<0>();
+    trace(Event::mma_done);
     finish(partial0, sc0);
   }
 }

@@ -23,6 +23,7 @@
 #include "fp8_gemm.cuh"
 #include "ring.cuh"
 #include "scheduler.cuh"
+#include "trace.cuh"
 #include "wgmma_math.cuh"
 
 #include "steps/ptx.cuh"
@@ -82,18 +83,21 @@ __device__ __forceinline__ int b_scale_in_copy(int n0, int n) {
 /// of the K block too, after A's: kBScaleCopy floats from `sb_by_kb`
 /// (Fp8Gemm::sb_by_kb, `sb_ld` floats per K block), one bulk copy; blocks
 /// past N in it are padding zeros or other K blocks' scales, which multiply
-/// columns of zeros that are never stored.
-template <int Stages, int BlockM, int BlockN, BScales B>
+/// columns of zeros that are never stored. `trace`: the recorder of the
+/// warp-roles timeline (trace.cuh; NoTrace, nothing, unless traced).
+template <int Stages, int BlockM, int BlockN, BScales B, class Tracer = NoTrace>
 __device__ __forceinline__ void produce_k_blocks(const CUtensorMap* map_a, const CUtensorMap* map_b,
                                                  const CUtensorMap* map_sa, const float* sb_by_kb, int sb_ld,
                                                  std::uint8_t* smem, float* scales, std::uint64_t* full,
                                                  std::uint64_t* empty, Ring<Stages>& ring, int tm, int tn, int kb0,
-                                                 int kb1) {
+                                                 int kb1, Tracer&& trace = Tracer{}) {
   constexpr bool kCopyB = B == BScales::in_stage;
   constexpr int kA = BlockM * wg::kRowBytes, kStage = kA + BlockN * wg::kRowBytes;
   constexpr int kBytes = kStage + (BlockM + (kCopyB ? kBScaleCopy : 0)) * 4;
   for (int kb = kb0; kb < kb1; ++kb) {
+    trace(Event::free_wait);
     ptx::mbarrier_wait(&empty[ring.stage], ring.phase ^ 1); // first lap: passes at once
+    trace(Event::free);
     std::uint8_t* stage = smem + ring.stage * kStage;
     ptx::mbarrier_arrive_expect_tx(&full[ring.stage], kBytes);
     ptx::tma_load_2d(stage, map_a, &full[ring.stage], kb * wg::kBlockK, tm * BlockM);
@@ -111,11 +115,11 @@ __device__ __forceinline__ void produce_k_blocks(const CUtensorMap* map_a, const
 /// The producer over whole tiles (B's scales from global memory): for each
 /// of this block's tiles (first_tile, then every tile_step-th, below
 /// tiles_m * tiles_n), K blocks kb0 .. kb1 - 1.
-template <int Stages, int BlockM, int BlockN>
+template <int Stages, int BlockM, int BlockN, class Tracer = NoTrace>
 __device__ __forceinline__ void produce(const CUtensorMap* map_a, const CUtensorMap* map_b,
                                         const CUtensorMap* map_sa, std::uint8_t* smem, float* scales,
                                         std::uint64_t* full, std::uint64_t* empty, int tiles_m, int tiles_n,
-                                        int first_tile, int tile_step, int kb0, int kb1) {
+                                        int first_tile, int tile_step, int kb0, int kb1, Tracer&& trace = Tracer{}) {
   ptx::tma_prefetch_map(map_a);
   ptx::tma_prefetch_map(map_b);
   ptx::tma_prefetch_map(map_sa);
@@ -124,7 +128,7 @@ __device__ __forceinline__ void produce(const CUtensorMap* map_a, const CUtensor
     int tm, tn;
     tile_index(t, tiles_m, tiles_n, tm, tn);
     produce_k_blocks<Stages, BlockM, BlockN, BScales::global>(map_a, map_b, map_sa, nullptr, 0, smem, scales, full,
-                                                              empty, ring, tm, tn, kb0, kb1);
+                                                              empty, ring, tm, tn, kb0, kb1, trace);
   }
 }
 

@@ -64,6 +64,7 @@
 #include "ring.cuh"
 #include "scheduler.cuh"
 #include "tma.hpp"
+#include "trace.cuh"
 #include "wgmma_math.cuh"
 
 #include "steps/error.hpp"
@@ -84,11 +85,14 @@ using pipeline::BLOCK_N;
 /// (the lesson's stage sweep).
 constexpr int kDefaultStages = 5;
 
-template <int Stages>
+/// `kTrace`: record the warp roles' timeline into `trace` (trace.cuh; the
+/// program warp_roles.cu). The chapter's rows run kTrace = false, where the
+/// recorder compiles to nothing.
+template <int Stages, bool kTrace = false>
 __global__ void __launch_bounds__(pipeline::kThreads, 1)
     fp8_gemm_warp_specialized(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                               const __grid_constant__ CUtensorMap map_sa, const __grid_constant__ CUtensorMap map_d,
-                              bool tma_store, Fp8Gemm p) {
+                              bool tma_store, Fp8Gemm p, TraceBuffer trace_buffer) {
 #if STEPS_PTX_SM90A // wgmma, setmaxnreg, TMA: sm_90a only (steps/ptx.cuh)
   extern __shared__ std::uint8_t smem_raw[];
   const pipeline::Smem<Stages> sm(wg::align_1024(smem_raw));
@@ -106,12 +110,13 @@ __global__ void __launch_bounds__(pipeline::kThreads, 1)
   // the same in the whole warp: the shared-memory addresses and descriptors
   // computed from it then live in uniform registers.
   const int role = __shfl_sync(0xffffffff, static_cast<int>(threadIdx.x / 128), 0);
+  auto trace = make_tracer<kTrace>(trace_buffer, role, threadIdx.x % 128 == 0);
 
   if (role == 0) {
     ptx::setmaxnreg_dec<pipeline::kProducerRegs>();
     if (threadIdx.x == 0)
       produce<Stages, BLOCK_M, BLOCK_N>(&map_a, &map_b, &map_sa, smem, sm.scales, full, empty, tiles_m, tiles_n,
-                                        blockIdx.x, gridDim.x, 0, num_kb);
+                                        blockIdx.x, gridDim.x, 0, num_kb, trace);
   } else {
     ptx::setmaxnreg_inc<pipeline::kMathRegs>();
     const int math = role - 1; // rows 64 * math .. of the tile
@@ -126,13 +131,15 @@ __global__ void __launch_bounds__(pipeline::kThreads, 1)
       tile_at<BLOCK_M, BLOCK_N>(t, tiles_m, tiles_n, m0, n0);
       float total[wg::kAccum] = {};
       pipeline::math_tile(sa, p.sb.address(n0, 0), p.sb.kb_stride, a_lo, b_lo, full, empty, ring, num_kb, total,
-                          partial0, partial1);
+                          partial0, partial1, trace);
       const int row0 = m0 + math * wg::kMathRows;
+      trace(Event::store);
       if (tma_store) {
         if (row0 < p.m) store_tile_tma(&map_d, total, out + math * pipeline::kOutBytes, row0, n0, 1 + math);
       } else {
         store_tile(p, total, out + math * pipeline::kOutBytes, row0, n0, 1 + math);
       }
+      trace(Event::stored);
     }
     // The last stores must finish reading shared memory before the block ends.
     if (tma_store && threadIdx.x % 128 == 0) ptx::bulk_wait<0>();
@@ -140,31 +147,41 @@ __global__ void __launch_bounds__(pipeline::kThreads, 1)
 #endif
 }
 
-template <int Stages>
-void launch_stages(const Fp8Gemm& p, const CUtensorMap& map_a, const CUtensorMap& map_b, const CUtensorMap& map_sa,
-                   const CUtensorMap& map_d, bool tma_store, int grid, cudaStream_t stream) {
-  CUDA_CHECK(cudaFuncSetAttribute(fp8_gemm_warp_specialized<Stages>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  pipeline::smem_bytes(Stages)));
-  fp8_gemm_warp_specialized<Stages>
-      <<<grid, pipeline::kThreads, pipeline::smem_bytes(Stages), stream>>>(map_a, map_b, map_sa, map_d, tma_store, p);
+/// What every launch of v4 on one problem takes besides the kernel's
+/// template arguments: the tensor maps and the grid.
+struct LaunchPlan {
+  CUtensorMap map_a, map_b, map_sa, map_d{}; ///< map_d stays zero (unused) when N is not a multiple of 8
+  bool tma_store = false;
+  int grid = 0;
+};
+
+inline LaunchPlan plan_launch(const Fp8Gemm& p) {
+  LaunchPlan l;
+  l.map_a = make_tensor_map_k_major(p.a, p.m, p.k, BLOCK_M);
+  l.map_b = make_tensor_map_k_major(p.b, p.n, p.k, BLOCK_N);
+  l.map_sa = make_tensor_map_scales(p.sa_by_kb, p.m, k_blocks(p.k), p.sa_by_kb_ld, BLOCK_M);
+  l.tma_store = make_tensor_map_d(p.d, p.m, p.n, wg::kMathRows, l.map_d);
+  // One block per SM (a block takes most of the SM's shared memory and all
+  // of its registers), never more blocks than tiles.
+  const long long tiles = static_cast<long long>(steps::ceil_div(p.m, BLOCK_M)) * steps::ceil_div(p.n, BLOCK_N);
+  if (tiles > INT_MAX) throw std::invalid_argument("v4: more than 2^31 - 1 tiles");
+  l.grid = static_cast<int>(std::min<long long>(sm_count(), tiles));
+  return l;
+}
+
+template <int Stages, bool kTrace = false>
+void launch_stages(const Fp8Gemm& p, const LaunchPlan& l, cudaStream_t stream, TraceBuffer trace = {}) {
+  CUDA_CHECK(cudaFuncSetAttribute(fp8_gemm_warp_specialized<Stages, kTrace>,
+                                  cudaFuncAttributeMaxDynamicSharedMemorySize, pipeline::smem_bytes(Stages)));
+  fp8_gemm_warp_specialized<Stages, kTrace><<<l.grid, pipeline::kThreads, pipeline::smem_bytes(Stages), stream>>>(
+      l.map_a, l.map_b, l.map_sa, l.map_d, l.tma_store, p, trace);
   CUDA_CHECK_LAUNCH();
 }
 
 /// v4 with a ring of `stages` stages (kMinStages .. kMaxStages, ring.cuh).
 inline void launch(const Fp8Gemm& p, cudaStream_t stream, int stages = kDefaultStages) {
-  const CUtensorMap map_a = make_tensor_map_k_major(p.a, p.m, p.k, BLOCK_M);
-  const CUtensorMap map_b = make_tensor_map_k_major(p.b, p.n, p.k, BLOCK_N);
-  const CUtensorMap map_sa = make_tensor_map_scales(p.sa_by_kb, p.m, k_blocks(p.k), p.sa_by_kb_ld, BLOCK_M);
-  CUtensorMap map_d{}; // stays zero (unused) when N is not a multiple of 8
-  const bool tma_store = make_tensor_map_d(p.d, p.m, p.n, wg::kMathRows, map_d);
-  const int sms = sm_count();
-  // One block per SM (a block takes most of the SM's shared memory and all
-  // of its registers), never more blocks than tiles.
-  const long long tiles = static_cast<long long>(steps::ceil_div(p.m, BLOCK_M)) * steps::ceil_div(p.n, BLOCK_N);
-  if (tiles > INT_MAX) throw std::invalid_argument("v4: more than 2^31 - 1 tiles");
-  const int grid = static_cast<int>(std::min<long long>(sms, tiles));
-  with_stages(stages, [&](auto depth) { launch_stages<decltype(depth)::value>(p, map_a, map_b, map_sa, map_d, tma_store, grid, stream);
-  });
+  const LaunchPlan l = plan_launch(p);
+  with_stages(stages, [&](auto depth) { launch_stages<decltype(depth)::value>(p, l, stream); });
 }
 
 } // namespace ch10::v4
