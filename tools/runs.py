@@ -110,6 +110,14 @@ def bound_ms(r, row):
     return ms * pct / 100
 
 
+def in_course_order(chapters):
+    """The runs of a machine file ({key: run}) as (key, run), in course.tsv's chapter order (the numbers
+    name chapters, course.tsv orders them: 11 may come before 10), keys in order within a chapter."""
+    import course
+    order = {c.number: i for i, c in enumerate(course.chapters(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))}
+    return sorted(chapters.items(), key=lambda kv: (order.get(kv[1]["chapter"], len(order)), kv[0]))
+
+
 def goals(path):
     """Prints the goal table of one machine's results; 1 when a goal is not met."""
     data = load(path)
@@ -118,7 +126,7 @@ def goals(path):
     print(f"\nGoal table, {gpus} (ratios measured in the same run):")
     rows = [("chapter", "row", "ratio", "of", "goal", "met")]
     all_met = True
-    for r in data["chapters"].values():
+    for _, r in in_course_order(data["chapters"]):
         title = f"{r['chapter']} {r['title']}" + (f", {r['label']}" if r.get("label") else "")
         for g in goal_list(r):
             ratio = fmt(g.get("ratio")) + "x"

@@ -4,6 +4,7 @@
 #include "steps/device.hpp"
 #include "steps/cublas.hpp"
 #include "steps/error.hpp"
+#include "steps/fp8.hpp"
 #include "steps/guarded.hpp"
 #include "steps/memory.hpp"
 #include "steps/random.hpp"
@@ -11,6 +12,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace steps_test {
 void launch_add_one(float* x, int n, int threads);
@@ -46,6 +48,17 @@ TEST_CASE("buffers round-trip and the GPU fill matches the CPU fill", "[gpu]") {
   steps::DeviceBuffer<float> moved = std::move(d);
   CHECK(d.data() == nullptr);
   CHECK(moved.size() == n);
+}
+
+TEST_CASE("the GPU's BF16 fill is the CPU's uniform values rounded to BF16", "[gpu]") {
+  const std::size_t n = 100003;
+  steps::DeviceBuffer<std::uint16_t> d(n);
+  steps::fill_uniform_bf16_device(d.data(), n, 13, -2.0f, 2.0f);
+  const std::vector<std::uint16_t> got = d.to_host();
+  const std::vector<float> want = steps::random_vector(n, 13, -2.0f, 2.0f);
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < n; ++i) wrong += got[i] != steps::float_to_bf16(want[i]);
+  CHECK(wrong == 0);
 }
 
 TEST_CASE("CUDA_CHECK throws with the error name, file and expression", "[gpu]") {

@@ -7,6 +7,11 @@
 //                      "commit groups" the thread waits for.
 //   mma.sync (sm_89+ for FP8)  one warp multiplies a 16 x 32 E4M3 tile of A
 //                      by a 32 x 8 tile of B into a 16 x 8 FP32 tile.
+//   mma.sync (sm_80+ for BF16) the same for a 16 x 16 BF16 tile of A and a
+//                      16 x 8 BF16 tile of B (chapter 11, exercise 11).
+//   ldmatrix (sm_75+)  one warp loads 8 x 8 tiles of 16-bit values from shared
+//                      memory straight into the fragment layout of mma.sync
+//                      (optionally transposed on the way: .trans).
 //   mbarrier (sm_80+, transaction counts sm_90)  a 64-bit barrier object in
 //                      shared memory: threads arrive on it, and TMA copies
 //                      count their bytes down on it; a phase completes when
@@ -57,6 +62,14 @@
 #define STEPS_PTX_CP_ASYNC 1
 #else
 #define STEPS_PTX_CP_ASYNC 0
+#endif
+
+/// 1 in the device passes for sm_80 and later (BF16 mma.sync exists there);
+/// 0 in earlier ones and in the host pass.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#define STEPS_PTX_MMA_BF16 1
+#else
+#define STEPS_PTX_MMA_BF16 0
 #endif
 
 namespace steps::ptx {
@@ -135,6 +148,66 @@ __device__ __forceinline__ void mma_m16n8k32_e4m3(float (&d)[4], const std::uint
 __device__ __forceinline__ std::uint32_t smem_addr(const void* p) {
   return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
 }
+
+// ------------------------------------------- BF16 mma.sync and ldmatrix
+
+/// D = A * B + D for one warp:
+///   mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+/// A 16 x 16 (BF16), B 16 x 8 (BF16), D 16 x 8 (FP32). Which elements each
+/// lane holds (PTX ISA, "Matrix Fragments for mma.m16n8k16 with
+/// floating point type"), with g = lane / 4 ("groupID") and t = lane % 4
+/// ("threadID_in_group"); a register holds two BF16 values, the lower k (or
+/// column) in the lower 16 bits:
+///
+///   a[0]: A row g,     k = 2t, 2t+1           b[0]: B k = 2t, 2t+1,     column g
+///   a[1]: A row g + 8, k = 2t, 2t+1           b[1]: B k = 2t+8, 2t+9,   column g
+///   a[2]: A row g,     k = 2t+8, 2t+9
+///   a[3]: A row g + 8, k = 2t+8, 2t+9
+///
+///   d[0], d[1]: D row g,     columns 2t, 2t+1
+///   d[2], d[3]: D row g + 8, columns 2t, 2t+1
+///
+/// Below sm_80 (the instruction does not exist there) it traps: a kernel
+/// that uses it must not be launched on such a GPU (steps::Feature::mma_bf16).
+__device__ __forceinline__ void mma_m16n8k16_bf16(float (&d)[4], const std::uint32_t (&a)[4],
+                                                  const std::uint32_t (&b)[2]) {
+#if STEPS_PTX_MMA_BF16
+  asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
+      "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+#else
+  (void)d, (void)a, (void)b;
+  __trap();
+#endif
+}
+
+/// Four 8 x 8 matrices of 16-bit values from shared memory into r[0..3], for
+/// one warp: ldmatrix.sync.aligned.m8n8.x4.shared.b16. Lane l gives the
+/// address of one 16-byte row: lanes 0-7 the rows 0-7 of matrix 0, lanes
+/// 8-15 those of matrix 1, 16-23 matrix 2, 24-31 matrix 3 (each address
+/// 16-byte aligned; the rows may lie anywhere). Lane l receives, in r[i],
+/// row l / 4, columns 2 (l % 4) and 2 (l % 4) + 1 of matrix i: the
+/// layout of an mma.sync fragment register.
+__device__ __forceinline__ void ldmatrix_x4(std::uint32_t (&r)[4], const void* row_address) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(smem_addr(row_address))
+               : "memory");
+}
+
+/// ldmatrix_x4 with .trans: each matrix is transposed on the way, so lane l
+/// receives in r[i] the elements (row 2 (l % 4), column l / 4) and
+/// (row 2 (l % 4) + 1, column l / 4) of matrix i as stored: two values of
+/// one COLUMN. The row addresses are given as for ldmatrix_x4.
+__device__ __forceinline__ void ldmatrix_x4_trans(std::uint32_t (&r)[4], const void* row_address) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(smem_addr(row_address))
+               : "memory");
+}
+
+// ------------------------------------------------------ shared memory
 
 /// A float from shared memory at a 32-bit shared-window address
 /// (smem_addr): an LDS, where a load through a generic pointer the compiler

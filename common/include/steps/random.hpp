@@ -47,4 +47,10 @@ std::vector<float> random_vector(std::size_t n, std::uint64_t seed, float lo = -
 void fill_uniform_device(float* device, std::size_t n, std::uint64_t seed, float lo = -1.0f,
                          float hi = 1.0f, cudaStream_t stream = nullptr);
 
+/// Fills device memory with `n` BF16 values, as bit patterns: element i is
+/// uniform_at(seed, i, lo, hi) rounded to the nearest BF16 (ties to even),
+/// the value steps::float_to_bf16 (steps/fp8.hpp) gives for it on the host.
+void fill_uniform_bf16_device(std::uint16_t* device, std::size_t n, std::uint64_t seed, float lo = -1.0f,
+                              float hi = 1.0f, cudaStream_t stream = nullptr);
+
 } // namespace steps

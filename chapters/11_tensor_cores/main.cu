@@ -1,0 +1,132 @@
+// Chapter 11: tensor cores, on the BF16 matrix multiply C = A * B (FP32
+// accumulation and result): from chapter 03's tiles on the CUDA cores to
+// mma.sync fed by ldmatrix and cp.async.
+//
+//   cublas          cuBLAS GEMM in BF16 (cublasGemmEx, CUBLAS_COMPUTE_32F): the baseline
+//   v1 simt         chapter 03's 64 x 64 tiles, 4 x 4 per thread, FFMA on the CUDA cores
+//   v2 mma_sync     128 x 128 tiles, mma.sync m16n8k16, fragments loaded lane by lane
+//   v3 ldmatrix     v2 with its fragments loaded by ldmatrix.x4 (A) and ldmatrix.x4.trans (B)
+//   v4 pipelined    128 x 256 tiles, 64 x 64 per warp, a 4-stage cp.async ring, swizzled shared memory
+//
+// Verification (reference.cuh): every row, cuBLAS included, is compared with
+// the exact (FP64) product of the same BF16 inputs, computed on the GPU and
+// spot-checked on the CPU, within the FP32-accumulation bound derived there.
+//
+// Run: ./tutorial run 11    (or build/bin/ch11_tensor_cores --help)
+#include "bf16_gemm.cuh"
+#include "gemm_problem.cuh"
+#include "reference.cuh"
+#include "v1_simt.cuh"
+#include "v2_mma_sync.cuh"
+#include "v3_ldmatrix.cuh"
+#include "v4_pipelined.cuh"
+
+#include "steps/arch.hpp"
+#include "steps/chapter.hpp"
+
+#if STEPS_WITH_EXERCISE
+#include "yours.cuh"
+#endif
+
+#include <climits>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ch11 {
+
+using Row = steps::Row<MatMul>;
+
+/// The goal: the best version against cuBLAS's BF16 GEMM, on the same
+/// problem. On Hopper cuBLAS runs wgmma, which mma.sync cannot reach (the
+/// course's chapter 10 shows the gap), so the bar sits well below 1.
+/// Set from the first measured run; edit here.
+constexpr double kGoalVsCublas = 0.45;
+
+/// A row that computes C = A * B with one of the chapter's kernels, needing
+/// `features` of the GPU and the code of `kernel` in the binary.
+Row version_row(std::string name, std::string what, std::function<void(const Gemm&, cudaStream_t)> launch,
+                std::vector<steps::Feature> features = {}, const void* kernel = nullptr) {
+  Row r = steps::make_row<MatMul>(std::move(name), std::move(what), steps::Role::version,
+                                  [launch](MatMul& p, steps::Run& run) { launch(p.gemm(), run.stream()); },
+                                  [](const MatMul& p) { return p.work(); });
+  r.reset = [](MatMul& p) { p.poison(); };
+  r.check = [](MatMul& p) { return p.check(); };
+  r.needs = {std::move(features), kernel};
+  return r;
+}
+
+Row cublas_row() {
+  Row r = steps::make_row<MatMul>("cublas", "cuBLAS GEMM in BF16 (cublasGemmEx, FP32 accumulation and result)",
+                                  steps::Role::baseline,
+                                  [](MatMul& p, steps::Run& run) { p.run_cublas(run.stream()); },
+                                  [](const MatMul& p) { return p.work(); });
+  r.reset = [](MatMul& p) { p.poison(); };
+  r.check = [](MatMul& p) { return p.check(); };
+  r.needs = {{steps::Feature::mma_bf16}, nullptr}; // BF16 GEMM: sm_80 and later
+  return r;
+}
+
+// The registry: the CLI, the table and the JSON all come from these groups.
+std::vector<steps::GroupPtr> registry() {
+  using F = steps::Feature;
+  auto kernel = [](auto* k) { return reinterpret_cast<const void*>(k); };
+  std::vector<steps::GroupPtr> groups{steps::group<MatMul>({
+      cublas_row(),
+      version_row("simt", "v1: chapter 03's 64 x 64 tiles, 4 x 4 per thread, FFMA on the CUDA cores",
+                  [](const Gemm& g, cudaStream_t s) { v1::launch(g, s); }),
+      version_row("mma_sync", "v2: 128 x 128 tiles, mma.sync m16n8k16, fragments loaded lane by lane",
+                  [](const Gemm& g, cudaStream_t s) { v2::launch(g, s); }, {F::mma_bf16},
+                  kernel(v2::gemm_mma_sync)),
+      version_row("ldmatrix", "v3: v2 with fragments from ldmatrix.x4 (A) and ldmatrix.x4.trans (B)",
+                  [](const Gemm& g, cudaStream_t s) { v3::launch(g, s); }, {F::mma_bf16, F::ldmatrix},
+                  kernel(v3::gemm_ldmatrix)),
+      version_row("pipelined", "v4: 128 x 256 tiles, 64 x 64 per warp, 4-stage cp.async ring, swizzled shared memory",
+                  [](const Gemm& g, cudaStream_t s) { v4::launch(g, s); },
+                  {F::mma_bf16, F::ldmatrix, F::cp_async}, kernel(v4::gemm_pipelined)),
+  })};
+#if STEPS_WITH_EXERCISE
+  groups.push_back(yours_group());
+#endif
+  return groups;
+}
+
+/// Dense BF16 tensor cores with FP32 accumulation: the architecture's FLOP
+/// per clock per SM (steps/arch.hpp) times the GPU's SMs and clock.
+steps::Peak bf16_tensor_peak(const steps::DeviceInfo& dev) {
+  const steps::ArchFacts* a = steps::find_arch_facts(dev.cc_major, dev.cc_minor);
+  const int per_clock = a ? a->tensor_flop_per_clock(steps::TensorType::bf16) : 0;
+  if (per_clock == 0) return {"BF16 tensor", 0, "this GPU has no BF16 tensor cores in the architecture table"};
+  return {"BF16 tensor", steps::tensor_peak_tflops(dev, steps::TensorType::bf16),
+          std::to_string(dev.sm_count) + " SMs x " + std::to_string(per_clock) +
+              " FLOP/clock (dense BF16 tensor cores) x " + std::to_string(dev.sm_clock_khz / 1000) + " MHz"};
+}
+
+steps::ChapterInfo info() {
+  steps::ChapterInfo i;
+  i.summary = "Multiplies two BF16 matrices into FP32 on the CUDA cores, then on the tensor cores with mma.sync: "
+              "fragments loaded lane by lane, then by ldmatrix, then fed by a cp.async pipeline, against cuBLAS's "
+              "BF16 GEMM on the same inputs.";
+  i.metric = steps::Metric::flops;
+  // 4096^3: A and B 32 MiB each, C 64 MiB (2.1x the H200's 60 MiB L2),
+  // about 137 GFLOP.
+  i.default_size = 4096;
+  i.size_help = "matrix side: an N x N x N product (--m, --n, --k override single dimensions)";
+  i.default_iters = 10;
+  i.default_warmup = 2;
+  i.work_note = "TFLOP/s: 2 * M * N * K floating-point operations (a multiply and an add per term) per second, "
+                "1 TFLOP = 1e12.";
+  i.baseline = "cublas";
+  i.goals = {{"best", "cublas", kGoalVsCublas, ">= 0.45x cuBLAS BF16 (wgmma on Hopper) at 4096^3 with mma.sync"}};
+  i.peak = bf16_tensor_peak;
+  i.int_options.push_back({"--m", "M", "rows of A and C; 0: use --size", 0, 0, INT_MAX});
+  i.int_options.push_back({"--n", "N", "columns of B and C; 0: use --size", 0, 0, INT_MAX});
+  i.int_options.push_back({"--k", "K", "columns of A, rows of B (the length of each dot product); 0: use --size",
+                           0, 0, INT_MAX});
+  return i;
+}
+
+} // namespace ch11
+
+int main(int argc, char** argv) { return steps::run_chapter(argc, argv, ch11::info(), ch11::registry()); }
