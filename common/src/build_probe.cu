@@ -19,7 +19,12 @@ std::string build_code_missing(const DeviceInfo& dev) {
       return "";  // not this function's error to report: the caller's next CUDA call says it
     }
   }
-  return code_missing(kernel_code(reinterpret_cast<const void*>(&build_probe_kernel)), dev.cc_major, dev.cc_minor, {});
+  const KernelCode code = kernel_code(reinterpret_cast<const void*>(&build_probe_kernel));
+  // Only the runtime's own "no code for this device" answers count: any other
+  // failure is not this check's to report (the program's next CUDA call says it).
+  if (!code.found && code.error != "cudaErrorNoKernelImageForDevice" && code.error != "cudaErrorInvalidDeviceFunction")
+    return "";
+  return code_missing(code, dev.cc_major, dev.cc_minor, {});
 }
 
 } // namespace steps
