@@ -101,9 +101,9 @@ __device__ __forceinline__ void math_tile(std::uint32_t sa, const float* sb, int
     const float b = *sb;
     sb += sb_step;
     const std::uint32_t stage_lo = ahead.stage * (kStageBytes >> 4);
-    trace(Event::data_wait);
+    trace(TraceEvent::data_wait);
     ptx::mbarrier_wait(&full[ahead.stage], ahead.phase);
-    trace(Event::data);
+    trace(TraceEvent::data);
     const std::uint32_t stage_sa = sa + ahead.stage * (BLOCK_M * 4);
     const wg::BlockScales sc{ptx::ld_shared_f32(stage_sa), ptx::ld_shared_f32(stage_sa + 32), b};
     wg::issue_k_block(partial, a_lo + stage_lo, b_lo + stage_lo);
@@ -118,37 +118,37 @@ __device__ __forceinline__ void math_tile(std::uint32_t sa, const float* sb, int
     __syncwarp();
     if (signals) ptx::mbarrier_arrive(&empty[ring.stage]); // this warp no longer reads the stage
     wg::promote(total, partial, sc);
-    trace(Event::promoted);
+    trace(TraceEvent::promoted);
     ring.advance();
   };
   wg::BlockScales sc0 = start(partial0), sc1;
   int kb = 0;
   for (; kb + 2 < num_kb; kb += 2) { // blocks kb + 1 and kb + 2 both exist
     sc1 = start(partial1);
-    trace(Event::mma_wait);
+    trace(TraceEvent::mma_wait);
     ptx::wgmma_wait<1>();            // block kb is done; kb + 1 may still run
-    trace(Event::mma_done);
+    trace(TraceEvent::mma_done);
     finish(partial0, sc0);
     sc0 = start(partial0);
-    trace(Event::mma_wait);
+    trace(TraceEvent::mma_wait);
     ptx::wgmma_wait<1>();
-    trace(Event::mma_done);
+    trace(TraceEvent::mma_done);
     finish(partial1, sc1);
   }
   if (kb + 1 < num_kb) {             // two blocks left: kb (in flight) and kb + 1
     sc1 = start(partial1);
-    trace(Event::mma_wait);
+    trace(TraceEvent::mma_wait);
     ptx::wgmma_wait<1>();
-    trace(Event::mma_done);
+    trace(TraceEvent::mma_done);
     finish(partial0, sc0);
-    trace(Event::mma_wait);
+    trace(TraceEvent::mma_wait);
     ptx::wgmma_wait<0>();
-    trace(Event::mma_done);
+    trace(TraceEvent::mma_done);
     finish(partial1, sc1);
   } else {                           // one block left: kb
-    trace(Event::mma_wait);
+    trace(TraceEvent::mma_wait);
     ptx::wgmma_wait<0>();
-    trace(Event::mma_done);
+    trace(TraceEvent::mma_done);
     finish(partial0, sc0);
   }
 }

@@ -95,9 +95,9 @@ __device__ __forceinline__ void produce_k_blocks(const CUtensorMap* map_a, const
   constexpr int kA = BlockM * wg::kRowBytes, kStage = kA + BlockN * wg::kRowBytes;
   constexpr int kBytes = kStage + (BlockM + (kCopyB ? kBScaleCopy : 0)) * 4;
   for (int kb = kb0; kb < kb1; ++kb) {
-    trace(Event::free_wait);
+    trace(TraceEvent::free_wait);
     ptx::mbarrier_wait(&empty[ring.stage], ring.phase ^ 1); // first lap: passes at once
-    trace(Event::free);
+    trace(TraceEvent::free);
     std::uint8_t* stage = smem + ring.stage * kStage;
     ptx::mbarrier_arrive_expect_tx(&full[ring.stage], kBytes);
     ptx::tma_load_2d(stage, map_a, &full[ring.stage], kb * wg::kBlockK, tm * BlockM);

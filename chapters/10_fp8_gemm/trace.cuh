@@ -25,11 +25,11 @@ namespace ch10 {
 /// issues its wgmma (data); begins waiting for its oldest wgmma batch
 /// (mma_wait), has it (mma_done), has promoted it (promoted); begins and ends
 /// storing a tile (store, stored).
-enum class Event : std::uint32_t {
+enum class TraceEvent : std::uint32_t {
   free_wait = 1, free, data_wait, data, mma_wait, mma_done, promoted, store, stored
 };
 
-/// The event names, indexed by Event (0 unused): the JSON and the figure use them.
+/// The event names, indexed by TraceEvent (0 unused): the JSON and the figure use them.
 inline const char* event_name(std::uint32_t e) {
   constexpr const char* kNames[] = {"?",    "free_wait", "free",     "data_wait", "data",
                                     "mma_wait", "mma_done", "promoted", "store",     "stored"};
@@ -45,14 +45,14 @@ struct TraceBuffer {
 
 /// The untraced kernels' recorder: nothing.
 struct NoTrace {
-  __device__ __forceinline__ void operator()(Event) const {}
+  __device__ __forceinline__ void operator()(TraceEvent) const {}
 };
 
 /// One role's recorder in a traced kernel (null `out`: this thread does not record).
 struct TraceLane {
   unsigned long long* out = nullptr;
   int count = 0, capacity = 0;
-  __device__ __forceinline__ void operator()(Event e) {
+  __device__ __forceinline__ void operator()(TraceEvent e) {
     if (out != nullptr && count < capacity)
       out[count++] = (static_cast<unsigned long long>(clock64()) << 4) | static_cast<unsigned long long>(e);
   }

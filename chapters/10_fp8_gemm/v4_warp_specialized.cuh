@@ -133,13 +133,13 @@ __global__ void __launch_bounds__(pipeline::kThreads, 1)
       pipeline::math_tile(sa, p.sb.address(n0, 0), p.sb.kb_stride, a_lo, b_lo, full, empty, ring, num_kb, total,
                           partial0, partial1, trace);
       const int row0 = m0 + math * wg::kMathRows;
-      trace(Event::store);
+      trace(TraceEvent::store);
       if (tma_store) {
         if (row0 < p.m) store_tile_tma(&map_d, total, out + math * pipeline::kOutBytes, row0, n0, 1 + math);
       } else {
         store_tile(p, total, out + math * pipeline::kOutBytes, row0, n0, 1 + math);
       }
-      trace(Event::stored);
+      trace(TraceEvent::stored);
     }
     // The last stores must finish reading shared memory before the block ends.
     if (tma_store && threadIdx.x % 128 == 0) ptx::bulk_wait<0>();

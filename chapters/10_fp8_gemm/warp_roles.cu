@@ -103,7 +103,7 @@ struct Lane {
 /// warpgroup receives (data) comes after the producer issued that stage's
 /// copies (free, n-th). "" when all hold.
 std::string check_block(const Lane (&lane)[3], int block) {
-  using ch10::Event;
+  using ch10::TraceEvent;
   const std::string where = "block " + std::to_string(block) + ", ";
   for (int r = 0; r < 3; ++r)
     for (std::size_t i = 1; i < lane[r].cycles.size(); ++i)
@@ -111,14 +111,14 @@ std::string check_block(const Lane (&lane)[3], int block) {
   std::vector<unsigned long long> issued;
   for (std::size_t i = 0; i < lane[0].events.size(); ++i) {
     const unsigned e = lane[0].events[i];
-    const unsigned want = i % 2 == 0 ? unsigned(Event::free_wait) : unsigned(Event::free);
+    const unsigned want = i % 2 == 0 ? unsigned(TraceEvent::free_wait) : unsigned(TraceEvent::free);
     if (e != want) return where + "producer: event " + std::to_string(i) + " is " + ch10::event_name(e) + ", expected " + ch10::event_name(want);
-    if (e == unsigned(Event::free)) issued.push_back(lane[0].cycles[i]);
+    if (e == unsigned(TraceEvent::free)) issued.push_back(lane[0].cycles[i]);
   }
   for (int r = 1; r < 3; ++r) {
     std::size_t n = 0;
     for (std::size_t i = 0; i < lane[r].events.size(); ++i) {
-      if (lane[r].events[i] != unsigned(Event::data)) continue;
+      if (lane[r].events[i] != unsigned(TraceEvent::data)) continue;
       if (n < issued.size() && lane[r].cycles[i] < issued[n])
         return where + kRoles[r] + ": stage " + std::to_string(n) + " seen at cycle " + std::to_string(lane[r].cycles[i]) +
                ", before the producer issued it at " + std::to_string(issued[n]);
