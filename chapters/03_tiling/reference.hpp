@@ -12,6 +12,7 @@
 
 #include "steps/cli.hpp"
 #include "steps/cublas.hpp"
+#include "steps/gemm_dims.hpp"
 #include "steps/guarded.hpp"
 #include "steps/memory.hpp"
 #include "steps/random.hpp"
@@ -30,27 +31,9 @@ constexpr double kFullCheckLimit = double(1 << 28);
 /// Elements of the cuBLAS result checked in FP64 beyond that (plus 4 corners).
 constexpr int kSpotChecks = 256;
 
-/// M x N x K of the product: --m, --n, --k, each defaulting to --size.
-struct Dims {
-  std::int64_t m = 0, n = 0, k = 0;
-
-  static Dims from(const steps::Options& opts) {
-    return {steps::dimension(opts, "--m"), steps::dimension(opts, "--n"), steps::dimension(opts, "--k")};
-  }
-  /// Throws when a dimension does not fit the int that cuBLAS and the kernels take.
-  void require_int() const {
-    if (m > INT_MAX || n > INT_MAX || k > INT_MAX)
-      throw std::invalid_argument("every dimension must be at most " + std::to_string(INT_MAX) +
-                                  " (cuBLAS and the kernels index with int)");
-  }
-  /// 2 M N K flops on 4 (M K + K N + M N) bytes: each matrix once; one
-  /// multiply and one add per term.
-  steps::Work work() const {
-    const double md = static_cast<double>(m), nd = static_cast<double>(n), kd = static_cast<double>(k);
-    return {4.0 * (md * kd + kd * nd + md * nd), 2.0 * md * nd * kd};
-  }
-  std::string text() const { return std::to_string(m) + " x " + std::to_string(n) + " x " + std::to_string(k); }
-};
+/// M x N x K of the product, FP32 A, B and C (steps/gemm_dims.hpp).
+using Dims = steps::GemmDims;
+inline Dims dims(const steps::Options& opts) { return Dims::from(opts, 4, 4, 4); }
 
 /// A cuBLAS handle in plain FP32 (CUBLAS_DEFAULT_MATH: no TF32 tensor cores).
 inline steps::CublasHandle fp32_cublas() {

@@ -22,7 +22,7 @@ namespace ch03 {
 class MatMulNT {
 public:
   MatMulNT(const steps::Options& opts, steps::Run&)
-      : d_(Dims::from(opts)), a_(steps::checked_elements(d_.m, d_.k)), bt_(steps::checked_elements(d_.n, d_.k)),
+      : d_(dims(opts)), a_(steps::checked_elements(d_.m, d_.k)), bt_(steps::checked_elements(d_.n, d_.k)),
         c_(steps::checked_elements(d_.m, d_.n)) {
     d_.require_int();
     // B (k x n) exists only while the reference is made: the reference and

@@ -60,4 +60,24 @@ __device__ __forceinline__ void store_warp_tile(const Gemm& g, int row0, int col
     for (int ni = 0; ni < kMmaN; ++ni) store_accumulator(g, row0 + mi * 16, col0 + ni * 8, acc[mi][ni]);
 }
 
+/// The block's whole product, versions 2 and 3 alike: for each 32-deep slice,
+/// copy it into `slice`, let every warp multiply its 64 x 32 piece of it with
+/// `warp_slice(acc, slice, warp_row, warp_col)` (the one thing the versions
+/// do differently), then store the warp tiles.
+template <class WarpSlice>
+__device__ __forceinline__ void multiply_block(const Gemm& g, steps::tiles::Copy how, Slice& slice,
+                                               WarpSlice warp_slice) {
+  const int warp = static_cast<int>(threadIdx.x / 32);
+  const int m0 = static_cast<int>(blockIdx.y) * BLOCK_M, n0 = static_cast<int>(blockIdx.x) * BLOCK_N;
+  const int warp_row = (warp / kWarpsN) * WARP_M, warp_col = (warp % kWarpsN) * WARP_N;
+  float acc[kMmaM][kMmaN][4] = {};
+  for (int k0 = 0; k0 < g.k; k0 += BLOCK_K) {
+    load_slice(slice, g, m0, n0, k0, how);
+    __syncthreads(); // the slice is in shared memory
+    warp_slice(acc, slice, warp_row, warp_col);
+    __syncthreads(); // everyone is done with it before the next copy overwrites it
+  }
+  store_warp_tile(g, m0 + warp_row, n0 + warp_col, acc);
+}
+
 } // namespace ch11::block_tile

@@ -23,7 +23,7 @@ namespace ch11 {
 class MatMul {
 public:
   MatMul(const steps::Options& opts, steps::Run&)
-      : d_(Dims::from(opts)),
+      : d_(dims(opts)),
         // Device memory first: a size that does not fit fails here, before
         // any host memory is spent on it.
         a_(steps::checked_elements(d_.m, d_.k, 2)), b_(steps::checked_elements(d_.k, d_.n, 2)),

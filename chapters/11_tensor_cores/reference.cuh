@@ -15,6 +15,7 @@
 #include "steps/compare.hpp"
 #include "steps/error.hpp"
 #include "steps/fp8.hpp"
+#include "steps/gemm_dims.hpp"
 #include "steps/guarded.hpp"
 #include "steps/memory.hpp"
 #include "steps/random.hpp"
@@ -52,26 +53,9 @@ inline steps::Tolerance tensor_core_tolerance(std::int64_t k) {
   return t;
 }
 
-/// M x N x K of the product: --m, --n, --k, each defaulting to --size.
-struct Dims {
-  std::int64_t m = 0, n = 0, k = 0;
-
-  static Dims from(const steps::Options& opts) {
-    return {steps::dimension(opts, "--m"), steps::dimension(opts, "--n"), steps::dimension(opts, "--k")};
-  }
-  /// Throws when a dimension does not fit the int that cuBLAS and the kernels take.
-  void require_int() const {
-    if (m > INT_MAX || n > INT_MAX || k > INT_MAX)
-      throw std::invalid_argument("every dimension must be at most " + std::to_string(INT_MAX) +
-                                  " (cuBLAS and the kernels index with int)");
-  }
-  /// 2 M N K flops on 2 (M K + K N) + 4 M N bytes: each matrix once.
-  steps::Work work() const {
-    const double md = static_cast<double>(m), nd = static_cast<double>(n), kd = static_cast<double>(k);
-    return {2.0 * (md * kd + kd * nd) + 4.0 * md * nd, 2.0 * md * nd * kd};
-  }
-  std::string text() const { return std::to_string(m) + " x " + std::to_string(n) + " x " + std::to_string(k); }
-};
+/// M x N x K of the product: BF16 A and B, FP32 C (steps/gemm_dims.hpp).
+using Dims = steps::GemmDims;
+inline Dims dims(const steps::Options& opts) { return Dims::from(opts, 2, 2, 4); }
 
 /// C (m x n) = A * B in FP64, one thread per element, 16 x 16 tiles of A
 /// and B through shared memory. A is m x k row-major, or (a_transposed) its

@@ -75,18 +75,9 @@ __device__ __forceinline__ void warp_slice(float (&acc)[kMmaM][kMmaN][4], const 
 __global__ void __launch_bounds__(kThreads) gemm_mma_sync(Gemm g, steps::tiles::Copy how) {
 #if STEPS_PTX_MMA_BF16 // BF16 mma.sync: sm_80 and later; the row is skipped on older GPUs
   __shared__ __align__(16) Slice slice;
-  const int warp = static_cast<int>(threadIdx.x / 32);
-  const int m0 = static_cast<int>(blockIdx.y) * BLOCK_M, n0 = static_cast<int>(blockIdx.x) * BLOCK_N;
-  const int warp_row = (warp / kWarpsN) * WARP_M, warp_col = (warp % kWarpsN) * WARP_N;
-  float acc[kMmaM][kMmaN][4] = {};
-
-  for (int k0 = 0; k0 < g.k; k0 += BLOCK_K) {
-    load_slice(slice, g, m0, n0, k0, how);
-    __syncthreads(); // the slice is in shared memory
-    warp_slice(acc, slice, warp_row, warp_col);
-    __syncthreads(); // everyone is done with it before the next copy overwrites it
-  }
-  store_warp_tile(g, m0 + warp_row, n0 + warp_col, acc);
+  multiply_block(g, how, slice, [](auto& acc, const Slice& s, int warp_row, int warp_col) {
+    warp_slice(acc, s, warp_row, warp_col);
+  });
 #else
   (void)g, (void)how;
 #endif

@@ -22,7 +22,7 @@ namespace ch11 {
 class MatMulTN {
 public:
   MatMulTN(const steps::Options& opts, steps::Run&)
-      : d_(Dims::from(opts)), at_(steps::checked_elements(d_.k, d_.m, 2)), b_(steps::checked_elements(d_.k, d_.n, 2)),
+      : d_(dims(opts)), at_(steps::checked_elements(d_.k, d_.m, 2)), b_(steps::checked_elements(d_.k, d_.n, 2)),
         c_(steps::checked_elements(d_.m, d_.n)) {
     d_.require_int();
     steps::fill_uniform_bf16_device(reinterpret_cast<std::uint16_t*>(at_.data()), at_.size(), opts.seed, kLo, kHi);
