@@ -539,7 +539,9 @@ endfunction()
 # syntax and lists the metric aliases: ld_requests, ld_sectors, st_requests,
 # st_sectors, dram_read, dram_write, dram_pct (DRAM throughput, % of peak),
 # shared_ld_conflicts, shared_ld_wavefronts,
-# shared_st_conflicts, sass_shared_ld, sass_shared_ld_wavefronts). A chapter
+# shared_st_conflicts, sass_shared_ld, sass_shared_ld_wavefronts, sass_ldsm
+# (ldmatrix instructions: LDSM, not counted by sass_shared_ld),
+# sass_ldsm_wavefronts). A chapter
 # program gets "--iters 1 --warmup 0 --no-verify" added. Runs alone
 # (RUN_SERIAL) so other tests do not disturb the counters. Named
 # profile.<NN_topic>.<name>. With STEPS_PROFILE_OUT set (./tutorial bench

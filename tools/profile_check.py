@@ -50,6 +50,8 @@ ALIASES = {
     "shared_st_wavefronts": "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
     "sass_shared_ld": "smsp__sass_inst_executed_op_shared_ld.sum",
     "sass_shared_ld_wavefronts": "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+    "sass_ldsm": "smsp__sass_inst_executed_op_ldsm.sum",
+    "sass_ldsm_wavefronts": "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldsm.sum",
     "sass_shared_st": "smsp__sass_inst_executed_op_shared_st.sum",
     "sass_shared_st_wavefronts": "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
     "warp_occupancy": "sm__warps_active.avg.pct_of_peak_sustained_active",

@@ -317,26 +317,5 @@ def diagrams(out_dir, kit):
     ax.set_title("The ring of stages (v4: 5 stages): two mbarriers per stage, one parity bit per lap", fontsize=9)
     save(fig, "ch10_ring.png")
 
-    # 4. Warp specialisation: roles, registers, and what overlaps in time.
-    fig, ax = plt.subplots(figsize=(12, 4.4))
-    lanes = [("producer WG (40 regs)\nTMA issue", 3.0), ("math WG 1 (232 regs)\nrows 0-63", 2.0),
-             ("math WG 2 (232 regs)\nrows 64-127", 1.0), ("tensor cores\n(one SM, both WGs)", 0.0)]
-    for label, y in lanes:
-        ax.text(-0.2, y + 0.35, label, ha="right", va="center", fontsize=8)
-    for k in range(6):
-        box(ax, k * 1.0, 3.0, 0.35, 0.7, orange, f"load\n{k + 5}", 6)
-    for wg, y in ((0, 2.0), (1, 1.0)):
-        for k in range(6):
-            t = k * 1.0 + 0.5 * wg
-            box(ax, t, y, 0.22, 0.7, blue, "", 6)
-            if k:
-                box(ax, t + 0.22, y, 0.55, 0.7, green, f"promote {k - 1}", 6)
-            box(ax, t, 0.0 + 0.35 * wg, 1.0, 0.35, blue if wg == 0 else "#d6eaf8", f"wgmma {k} (WG {wg + 1})", 6)
-    ax.text(6.6, 2.2, "blue: issue the wgmma of block kb + 1\n(asynchronous: the tensor cores run it)\n"
-            "green: promote block kb on the CUDA cores\n(sA * sB * partial into FP32 totals)\n"
-            "orange: the producer keeps up to 5 blocks\nin flight ahead of the math", fontsize=8, va="center")
-    ax.set_xlim(-2.4, 9.6); ax.set_ylim(-0.2, 3.9); ax.axis("off")
-    ax.set_title("Warp specialisation (v4): a producer warpgroup only loads, two math warpgroups only multiply "
-                 "and promote;\neach promotes block kb while its wgmma of block kb + 1 runs", fontsize=9)
-    save(fig, "ch10_warp_roles.png")
+    # (v4's warp roles are drawn from a measured trace: warp_roles(), below charts().)
     return out

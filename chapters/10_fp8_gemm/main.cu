@@ -17,9 +17,15 @@
 //   v1 naive                     one thread per element of D, CUDA cores
 //   v2 mma_sync                  128 x 128 tiles, mma.sync m16n8k32 E4M3 (on Hopper: converted to FP16
 //                                HMMA, see v2_mma_sync.cuh), FP32 promotion per 128 K
-//   v3 wgmma                     64 x 128 tiles, TMA + mbarrier, 2 stages, one warpgroup's wgmma
-//   v4 warp_specialized          128 x 128 tiles, a TMA producer warpgroup and two wgmma
-//                                warpgroups, 5-stage ring (--stages), setmaxnreg, persistent
+//   v3a wgmma_cp_async           v2's loads (cp.async, every thread; the 128-byte swizzle by hand),
+//                                the math by one warpgroup's wgmma from shared memory, 64 x 128 tiles
+//   v3b wgmma                    the same math, loaded by TMA + mbarrier (one thread), 2 stages
+//   v4a ring                     v3b with a ring of 4 stages: the loads 3 K blocks ahead
+//   v4b warp_roles               a TMA producer warpgroup and two wgmma warpgroups (128 x 128
+//                                tiles), full/empty mbarriers per stage, 5 stages, setmaxnreg
+//   v4c overlapped               v4b with block kb + 1's wgmma in flight while kb is promoted
+//   v4 warp_specialized          v4c persistent (one block per SM loops over tiles), D stored
+//                                through shared memory by TMA (--stages: the ring's depth)
 //   v5 split_k                   v4, and when the tiles cannot fill the GPU: K split over a
 //                                thread-block cluster, partial tiles added through distributed
 //                                shared memory
@@ -49,7 +55,9 @@
 #include "v1_naive.cuh"
 #include "v2_mma_sync.cuh"
 #include "v3_wgmma.cuh"
+#include "v3a_wgmma_cp_async.cuh"
 #include "v4_warp_specialized.cuh"
+#include "v4b_warp_roles.cuh"
 #include "v5_split_k.cuh"
 #include "v6_wide_tiles.cuh"
 #include "v7_stream_k.cuh"
@@ -105,7 +113,11 @@ std::vector<steps::GroupPtr> registry() {
   using Lt = CublasLtProblem;
   using Kernels = KernelProblem;
   // One kernel of each Hopper row: its code must be sm_90a's (steps::Row::needs).
+  const void* const v3a_kernel = reinterpret_cast<const void*>(v3a::fp8_gemm_cp_async_wgmma);
   const void* const v3_kernel = reinterpret_cast<const void*>(v3::fp8_gemm_wgmma);
+  const void* const v4a_kernel = reinterpret_cast<const void*>(v3::fp8_gemm_ring);
+  const void* const v4b_kernel = reinterpret_cast<const void*>(v4b::fp8_gemm_warp_roles);
+  const void* const v4c_kernel = reinterpret_cast<const void*>(v4b::fp8_gemm_overlapped);
   const void* const v4_kernel = reinterpret_cast<const void*>(v4::fp8_gemm_warp_specialized<kMaxStages>);
   const void* const v6_kernel = reinterpret_cast<const void*>(wide_tiles::fp8_gemm_wide_tiles<AllTiles>);
   steps::GroupOptions lt_options; // asked before the per-tensor problem is built
@@ -131,13 +143,35 @@ std::vector<steps::GroupPtr> registry() {
                      Role::version, gamma_tensor_cores,
                      [](Kernels& p, Run& run) { v2::launch(p.gemm(), run.stream()); }),
                      kFp8MmaFeatures, reinterpret_cast<const void*>(v2::fp8_gemm_mma_sync)),
+          needing<Kernels>(fp8_row<Kernels>("wgmma_cp_async",
+                     "v3a: wgmma m64n128k32 from shared memory, one warpgroup, 64 x 128 tiles; v2's cp.async "
+                     "loads into the 128-byte swizzle",
+                     Role::version, gamma_tensor_cores,
+                     [](Kernels& p, Run& run) { v3a::launch(p.gemm(), run.stream()); }),
+                     kWgmmaCpAsyncFeatures, v3a_kernel),
           needing<Kernels>(fp8_row<Kernels>("wgmma",
-                     "v3: 64 x 128 tiles, TMA + mbarrier double buffer, wgmma m64n128k32, one warpgroup",
+                     "v3b: v3a's math, loaded by TMA + mbarrier (one thread), double buffer",
                      Role::version, gamma_tensor_cores,
                      [](Kernels& p, Run& run) { v3::launch(p.gemm(), run.stream()); }),
                      kHopperFeatures, v3_kernel),
+          needing<Kernels>(fp8_row<Kernels>("ring",
+                     "v4a: v3b's kernel with a ring of 4 stages, the loads 3 K blocks ahead",
+                     Role::version, gamma_tensor_cores,
+                     [](Kernels& p, Run& run) { v3::launch(p.gemm(), run.stream(), true); }),
+                     kHopperFeatures, v4a_kernel),
+          needing<Kernels>(fp8_row<Kernels>("warp_roles",
+                     "v4b: a TMA producer warpgroup + 2 wgmma warpgroups, full/empty mbarriers, 5 stages, "
+                     "128 x 128 tiles",
+                     Role::version, gamma_tensor_cores,
+                     [](Kernels& p, Run& run) { v4b::launch(p.gemm(), run.stream(), false); }),
+                     kHopperFeatures, v4b_kernel),
+          needing<Kernels>(fp8_row<Kernels>("overlapped",
+                     "v4c: v4b with block kb + 1's wgmma in flight while block kb is promoted",
+                     Role::version, gamma_tensor_cores,
+                     [](Kernels& p, Run& run) { v4b::launch(p.gemm(), run.stream(), true); }),
+                     kHopperFeatures, v4c_kernel),
           needing<Kernels>(fp8_row<Kernels>(kWarpSpecialized,
-                     "v4: TMA producer + 2 wgmma warpgroups, 5-stage mbarrier ring, overlapped promotion, persistent",
+                     "v4: v4c persistent (one block per SM loops over tiles), D stored through shared memory by TMA",
                      Role::version, gamma_tensor_cores,
                      [](Kernels& p, Run& run) { v4::launch(p.gemm(), run.stream(), p.stages()); }),
                      kHopperFeatures, v4_kernel),
@@ -225,7 +259,7 @@ steps::ChapterInfo info() {
              {"best", kCublasLtPerTensor, 1.0, ">= 1.0x cuBLASLt per-tensor (stretch: fine-grained scaling for free)"}};
   i.peak = fp8_tensor_peak;
   // No compute capability for the whole chapter: each row says what it
-  // needs (v1 runs anywhere, v2 from sm_89, v3 to v7 on Hopper only).
+  // needs (v1 runs anywhere, v2 from sm_89, v3a to v7 on Hopper only).
   i.int_options.push_back({"--m", "M", "rows of A and D; 0: --size; a multiple of 4 for cuBLASLt's block scaling",
                            0, 0, INT_MAX});
   i.int_options.push_back({"--n", "N", "rows of B, columns of D; 0: --size; a multiple of 8 for cuBLASLt",

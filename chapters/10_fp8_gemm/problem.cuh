@@ -280,10 +280,12 @@ private:
 // where the GPU lacks it, or the binary's code for this GPU compiled the
 // row's kernel out, the row is skipped with the reason (steps::Row::needs).
 
-/// v3 to v7: Hopper's own instructions (wgmma, setmaxnreg), TMA and
+/// v3b to v7: Hopper's own instructions (wgmma, setmaxnreg), TMA and
 /// mbarrier transactions, in sm_90a machine code.
 inline const std::vector<steps::Feature> kHopperFeatures{steps::Feature::tma, steps::Feature::mbarrier_tx,
                                                          steps::Feature::wgmma};
+/// v3a: wgmma, fed by cp.async (no TMA, no mbarrier), in sm_90a machine code.
+inline const std::vector<steps::Feature> kWgmmaCpAsyncFeatures{steps::Feature::cp_async, steps::Feature::wgmma};
 /// v2 and the exercise: mma.sync on FP8 operands (sm_89 and newer).
 inline const std::vector<steps::Feature> kFp8MmaFeatures{steps::Feature::fp8_mma};
 /// The cuBLAS BF16 control: BF16 tensor cores (sm_80 and newer).

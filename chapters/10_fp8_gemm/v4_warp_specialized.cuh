@@ -1,7 +1,16 @@
 // Chapter 10, version 4: warp-specialized, pipelined, persistent.
 //
-// Change from version 3: the block's warpgroups get different jobs, and the
-// loads run as far ahead of the math as shared memory allows.
+// Change from version 4c (v4b_warp_roles.cuh): the block stays. 4c launched
+// one block per tile, and each block ended after its store: its producer
+// could not load the next tile's first stages while the math warpgroups
+// stored D, and every new block paid its start (barrier initialisation, the
+// tensor maps' prefetch, setmaxnreg). Here one block per SM loops over
+// tiles (grouped by 12 rows of tiles, so that the tiles running at once
+// share A and B in L2), and the store goes through shared memory, where the
+// copy engine takes it (a TMA store) while the math warpgroups already wait
+// for the next tile's data. Everything up to 4c stays: the ring of 5
+// stages, the producer and the two math warpgroups, the overlapped
+// promotion (pipeline::math_tile).
 //
 //   block = 3 warpgroups (384 threads), tile 128 x 128, 5 stages of 32 KB
 //   (--stages 2..5 picks another depth: the sweep in the lesson)
@@ -21,10 +30,6 @@
 //   stage ring:  s = 0 1 2 3 4 0 1 2 ...   the phase bit flips each lap
 //   full[s]:  1 arrival (producer's expect_tx) + 32.5 KB of TMA bytes per phase
 //   empty[s]: 8 arrivals (lane 0 of each math warp) per phase
-//
-//   time ->        kb=0         kb=1         kb=2
-//   tensor cores:  [wgmma 0]    [wgmma 1]    [wgmma 2]   ...
-//   CUDA cores:                 [promote 0]  [promote 1] ...
 //
 // Why each piece:
 //   - Several stages in flight hide the memory latency: 5 x 32.5 KB of the

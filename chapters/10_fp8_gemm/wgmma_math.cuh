@@ -4,7 +4,7 @@
 //
 // A warpgroup (128 threads) owns a 64 x 128 piece of D. Per K block of 128:
 //
-//   shared memory (one stage, written by TMA, 128-byte swizzle)
+//   shared memory (one stage, 128-byte swizzle: written by TMA, in v3a by cp.async)
 //     A: 64 rows x 128 B  --+   4 x wgmma m64n128k32      partial (64 x 128 FP32,
 //     B: 128 rows x 128 B --+-- (k = 0, 32, 64, 96) ----> 64 registers per thread;
 //                                                          starts from 0 each block)
@@ -64,7 +64,7 @@ struct BlockScales {
   float a0, a1, b;
 };
 
-/// This thread's scales of K block kb from global memory (v3). Rows past M get 0 (their A rows
+/// This thread's scales of K block kb from global memory (v3a, v3b, v4a). Rows past M get 0 (their A rows
 /// arrived as zeros anyway) and read nothing.
 __device__ __forceinline__ BlockScales block_scales(const Fp8Gemm& p, const Fragment& f, int n0, int kb) {
   return {f.row0 < p.m ? p.sa.at(f.row0, kb) : 0.0f, f.row0 + 8 < p.m ? p.sa.at(f.row0 + 8, kb) : 0.0f,
@@ -93,7 +93,7 @@ __device__ __forceinline__ void fence_operands(float (&r)[N]) {
 /// stage, `b_lo` B's rows, both 1024-byte aligned; stepping along K is then
 /// one add per wgmma (32 bytes = 2 in the low word), not a descriptor
 /// rebuilt from a pointer. N = 64 accumulators: a 64 x 128 piece (wgmma
-/// n128; v3, v4, v5); N = 48: 64 x 96 (n96; each half of v6's tile). Returns at once: wait
+/// n128; v3a to v5); N = 48: 64 x 96 (n96; each half of v6's tile). Returns at once: wait
 /// with ptx::wgmma_wait, then fence_operands(partial) before reading it.
 template <int N>
 __device__ __forceinline__ void issue_k_block(float (&partial)[N], std::uint32_t a_lo, std::uint32_t b_lo) {
@@ -111,7 +111,7 @@ __device__ __forceinline__ void issue_k_block(float (&partial)[N], std::uint32_t
   ptx::wgmma_commit();
   fence_operands(partial);
 }
-/// The same with the tiles given by pointers (v3).
+/// The same with the tiles given by pointers (v3a, v3b, v4a).
 __device__ __forceinline__ void issue_k_block(float (&partial)[kAccum], const std::uint8_t* a, const std::uint8_t* b) {
   issue_k_block(partial, ptx::wgmma_desc_sw128_lo(a), ptx::wgmma_desc_sw128_lo(b));
 }

@@ -40,9 +40,12 @@ using Row = steps::Row<MatMul>;
 
 /// The goal: the best version against cuBLAS's BF16 GEMM, on the same
 /// problem. On Hopper cuBLAS runs wgmma, which mma.sync cannot reach (the
-/// course's chapter 10 shows the gap), so the bar sits well below 1.
-/// Set from the first measured run; edit here.
-constexpr double kGoalVsCublas = 0.45;
+/// course's chapter 10 shows the gap), so the bar sits well below 1. Set
+/// from the first measured run (H100 80GB HBM3, 2026-12-06: pipelined
+/// 0.325x cuBLAS at 4096^3; EXPERIMENTS.md), with a margin below it. On
+/// sm_80/86/89, where cuBLAS itself uses mma.sync, the ratio should be
+/// higher; not measured there. Edit here.
+constexpr double kGoalVsCublas = 0.25;
 
 /// A row that computes C = A * B with one of the chapter's kernels, needing
 /// `features` of the GPU and the code of `kernel` in the binary.
@@ -118,7 +121,7 @@ steps::ChapterInfo info() {
   i.work_note = "TFLOP/s: 2 * M * N * K floating-point operations (a multiply and an add per term) per second, "
                 "1 TFLOP = 1e12.";
   i.baseline = "cublas";
-  i.goals = {{"best", "cublas", kGoalVsCublas, ">= 0.45x cuBLAS BF16 (wgmma on Hopper) at 4096^3 with mma.sync"}};
+  i.goals = {{"best", "cublas", kGoalVsCublas, ">= 0.25x cuBLAS BF16 (wgmma on Hopper) at 4096^3 with mma.sync"}};
   i.peak = bf16_tensor_peak;
   i.int_options.push_back({"--m", "M", "rows of A and C; 0: use --size", 0, 0, INT_MAX});
   i.int_options.push_back({"--n", "N", "columns of B and C; 0: use --size", 0, 0, INT_MAX});

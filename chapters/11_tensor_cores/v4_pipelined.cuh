@@ -9,8 +9,8 @@
 //    passing through registers (chapter 03, version 9). A block no longer
 //    stops at every slice for a full trip to memory.
 //  - A 128 x 256 block tile, 8 warps of 64 x 64: per 16-deep step a warp
-//    loads 4 A and 8 B fragment pairs for 32 mma.sync (version 3: 4 and 4
-//    for 16), twice the math per byte of shared memory read.
+//    loads 4 A and 8 B fragment pairs (4 KB) for 32 mma.sync (version 3:
+//    4 and 4, 3 KB, for 16): 1.5 times the math per byte of shared memory.
 //  - A swizzled layout instead of padding. Four 24 KB stages fit in 96 KB
 //    (below the 99 KB a block may have on sm_86 and sm_89); padded, they
 //    would not. The 16-byte chunk c of row r lands in chunk c ^ f(r):

@@ -118,7 +118,8 @@ public:
   /// An input the learner's code reads: scrambled now (every 32-bit word
   /// XORed with a mask that turns floats into other, mostly far larger,
   /// values), restored by the pending work. `data`: device memory, or pinned
-  /// host memory; 4-byte aligned, `bytes` a multiple of 4.
+  /// host memory, 4-byte aligned. Whole words are scrambled: a tail of
+  /// `bytes` shorter than 4 (an odd count of 16-bit values) stays as it is.
   void restores(void* data, std::size_t bytes);
   /// An output or scratch buffer the pending work fills with `byte` (poison,
   /// garbage), so a write that comes before it is lost. Device memory.
