@@ -41,6 +41,7 @@
 
 #include "steps/chapter.hpp"
 #include "steps/cublas.hpp"
+#include "steps/gemm_dims.hpp"
 #include "steps/guarded.hpp"
 #include "steps/random.hpp"
 
@@ -48,7 +49,6 @@
 #include "yours.cuh"
 #endif
 
-#include <climits>
 #include <functional>
 #include <optional>
 #include <string>
@@ -141,19 +141,12 @@ steps::Peak fp32_peak(const steps::DeviceInfo& dev) {
 
 steps::ChapterInfo info() {
   steps::ChapterInfo i;
+  steps::gemm_chapter_defaults(i);
   i.summary = "Multiplies two FP32 matrices with ten kernel versions, from one thread per element to "
               "register-blocked tiles fed by asynchronous copies, and compares them with cuBLAS SGEMM (no tensor "
               "cores).";
-  i.metric = steps::Metric::flops;
-  // 4096^3: three 64 MiB matrices (3.2x the H200's 60 MiB L2), about
+  // The default, 4096^3 (gemm_chapter_defaults): three 64 MiB matrices (3.2x the H200's 60 MiB L2), about
   // 137 GFLOP: long enough to time, short enough for seconds.
-  i.default_size = 4096;
-  i.size_help = "matrix side: an N x N x N product (--m, --n, --k override single dimensions)";
-  i.default_iters = 10;
-  i.default_warmup = 2;
-  i.work_note = "TFLOP/s: 2 * M * N * K floating-point operations (a multiply and an add per term) per second, "
-                "1 TFLOP = 1e12.";
-  i.baseline = "cublas";
   i.goals = {{"best", "cublas", 0.90, ">= 0.90x cuBLAS SGEMM (FP32) at 4096^3"}};
   // Goals at the other shapes of bench_shapes, each judged in that shape's run.
   auto at = [](const char* text, const char* shape, std::int64_t m, std::int64_t n, std::int64_t k) {
@@ -168,10 +161,6 @@ steps::ChapterInfo info() {
   i.goals.push_back(at(">= 0.85x cuBLAS SGEMM, C tall", "tall 8192 x 2048 x 4096", 8192, 2048, 4096));
   i.goals.push_back(at(">= 0.85x cuBLAS SGEMM, C wide", "wide 2048 x 8192 x 4096", 2048, 8192, 4096));
   i.peak = fp32_peak;
-  i.int_options.push_back({"--m", "M", "rows of A and C; 0: use --size", 0, 0, INT_MAX});
-  i.int_options.push_back({"--n", "N", "columns of B and C; 0: use --size", 0, 0, INT_MAX});
-  i.int_options.push_back({"--k", "K", "columns of A, rows of B (the length of each dot product); 0: use --size",
-                           0, 0, INT_MAX});
   return i;
 }
 

@@ -65,6 +65,7 @@
 #include "steps/chapter.hpp"
 #include "steps/cli.hpp"
 #include "steps/device.hpp"
+#include "steps/peaks.hpp"
 
 #if STEPS_WITH_EXERCISE_FP8_GEMM
 #include "yours.cuh"
@@ -209,19 +210,6 @@ std::vector<steps::GroupPtr> registry() {
   return groups;
 }
 
-/// The dense FP8 tensor-core rate (E4M3 inputs, FP32 accumulation) of the
-/// GPU's architecture (steps/arch.hpp: 8192 FLOP per clock per SM on Hopper,
-/// 2048 on Ada; none before sm_89), times its SMs and SM boost clock.
-steps::Peak fp8_tensor_peak(const steps::DeviceInfo& dev) {
-  const steps::ArchFacts* a = steps::find_arch_facts(dev.cc_major, dev.cc_minor);
-  const int per_clock = a ? a->tensor_flop_per_clock(steps::TensorType::fp8) : 0;
-  if (per_clock == 0) return {"FP8 tensor", 0, "this GPU has no FP8 tensor cores in the architecture table"};
-  return {"FP8 tensor", steps::tensor_peak_tflops(dev, steps::TensorType::fp8),
-          std::to_string(dev.sm_count) + " SMs x " + std::to_string(per_clock) +
-              " FLOP/clock (dense E4M3 tensor cores) x " + std::to_string(dev.sm_clock_khz / 1000) +
-              " MHz (the boost clock)"};
-}
-
 /// The shape rules the command line cannot express: a usage error (exit 2)
 /// before any GPU work.
 void validate(const steps::Options& opts) {
@@ -257,7 +245,11 @@ steps::ChapterInfo info() {
   i.goals = {{"best", kCublasLt, 1.10, ">= 1.10x cuBLASLt block-scaled (and >= 1.0x on every bench shape)"},
              {"best", kCublasLt, 1.15, ">= 1.15x cuBLASLt block-scaled (stretch: a different design)"},
              {"best", kCublasLtPerTensor, 1.0, ">= 1.0x cuBLASLt per-tensor (stretch: fine-grained scaling for free)"}};
-  i.peak = fp8_tensor_peak;
+  // The dense FP8 rate (E4M3 inputs, FP32 accumulation): 8192 FLOP per clock
+  // per SM on Hopper, 2048 on Ada, none before sm_89 (steps/arch.hpp).
+  i.peak = [](const steps::DeviceInfo& dev) {
+    return steps::tensor_peak(dev, steps::TensorType::fp8, "FP8 tensor", "E4M3");
+  };
   // No compute capability for the whole chapter: each row says what it
   // needs (v1 runs anywhere, v2 from sm_89, v3a to v7 on Hopper only).
   i.int_options.push_back({"--m", "M", "rows of A and D; 0: --size; a multiple of 4 for cuBLASLt's block scaling",

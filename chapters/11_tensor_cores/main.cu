@@ -23,12 +23,13 @@
 
 #include "steps/arch.hpp"
 #include "steps/chapter.hpp"
+#include "steps/gemm_dims.hpp"
+#include "steps/peaks.hpp"
 
 #if STEPS_WITH_EXERCISE
 #include "yours.cuh"
 #endif
 
-#include <climits>
 #include <functional>
 #include <string>
 #include <utility>
@@ -95,38 +96,19 @@ std::vector<steps::GroupPtr> registry() {
   return groups;
 }
 
-/// Dense BF16 tensor cores with FP32 accumulation: the architecture's FLOP
-/// per clock per SM (steps/arch.hpp) times the GPU's SMs and clock.
-steps::Peak bf16_tensor_peak(const steps::DeviceInfo& dev) {
-  const steps::ArchFacts* a = steps::find_arch_facts(dev.cc_major, dev.cc_minor);
-  const int per_clock = a ? a->tensor_flop_per_clock(steps::TensorType::bf16) : 0;
-  if (per_clock == 0) return {"BF16 tensor", 0, "this GPU has no BF16 tensor cores in the architecture table"};
-  return {"BF16 tensor", steps::tensor_peak_tflops(dev, steps::TensorType::bf16),
-          std::to_string(dev.sm_count) + " SMs x " + std::to_string(per_clock) +
-              " FLOP/clock (dense BF16 tensor cores) x " + std::to_string(dev.sm_clock_khz / 1000) + " MHz"};
-}
 
 steps::ChapterInfo info() {
   steps::ChapterInfo i;
+  steps::gemm_chapter_defaults(i);
   i.summary = "Multiplies two BF16 matrices into FP32 on the CUDA cores, then on the tensor cores with mma.sync: "
               "fragments loaded lane by lane, then by ldmatrix, then fed by a cp.async pipeline, against cuBLAS's "
               "BF16 GEMM on the same inputs.";
-  i.metric = steps::Metric::flops;
-  // 4096^3: A and B 32 MiB each, C 64 MiB (2.1x the H200's 60 MiB L2),
+  // The default, 4096^3 (gemm_chapter_defaults): A and B 32 MiB each, C 64 MiB (2.1x the H200's 60 MiB L2),
   // about 137 GFLOP.
-  i.default_size = 4096;
-  i.size_help = "matrix side: an N x N x N product (--m, --n, --k override single dimensions)";
-  i.default_iters = 10;
-  i.default_warmup = 2;
-  i.work_note = "TFLOP/s: 2 * M * N * K floating-point operations (a multiply and an add per term) per second, "
-                "1 TFLOP = 1e12.";
-  i.baseline = "cublas";
   i.goals = {{"best", "cublas", kGoalVsCublas, ">= 0.25x cuBLAS BF16 (wgmma on Hopper) at 4096^3 with mma.sync"}};
-  i.peak = bf16_tensor_peak;
-  i.int_options.push_back({"--m", "M", "rows of A and C; 0: use --size", 0, 0, INT_MAX});
-  i.int_options.push_back({"--n", "N", "columns of B and C; 0: use --size", 0, 0, INT_MAX});
-  i.int_options.push_back({"--k", "K", "columns of A, rows of B (the length of each dot product); 0: use --size",
-                           0, 0, INT_MAX});
+  i.peak = [](const steps::DeviceInfo& dev) {
+    return steps::tensor_peak(dev, steps::TensorType::bf16, "BF16 tensor", "BF16");
+  };
   return i;
 }
 

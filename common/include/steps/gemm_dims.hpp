@@ -35,4 +35,22 @@ struct GemmDims {
   std::string text() const { return std::to_string(m) + " x " + std::to_string(n) + " x " + std::to_string(k); }
 };
 
+/// The settings the GEMM chapters (03, 11) share: an N x N x N product at
+/// --size 4096 (--m, --n, --k override single dimensions), 10 timed runs
+/// after 2 warm-ups, TFLOP/s, against the row "cublas".
+inline void gemm_chapter_defaults(ChapterInfo& i) {
+  i.metric = Metric::flops;
+  i.default_size = 4096;
+  i.size_help = "matrix side: an N x N x N product (--m, --n, --k override single dimensions)";
+  i.default_iters = 10;
+  i.default_warmup = 2;
+  i.work_note = "TFLOP/s: 2 * M * N * K floating-point operations (a multiply and an add per term) per second, "
+                "1 TFLOP = 1e12.";
+  i.baseline = "cublas";
+  i.int_options.push_back({"--m", "M", "rows of A and C; 0: use --size", 0, 0, INT_MAX});
+  i.int_options.push_back({"--n", "N", "columns of B and C; 0: use --size", 0, 0, INT_MAX});
+  i.int_options.push_back({"--k", "K", "columns of A, rows of B (the length of each dot product); 0: use --size",
+                           0, 0, INT_MAX});
+}
+
 } // namespace steps
