@@ -12,6 +12,9 @@
 //   step_kernel   one thread: v = 3 v + i, after spinning `ns` nanoseconds
 //                 (0: not at all). 100+ of them in a row measure the cost of
 //                 a launch; the order matters (the value says so).
+//   gate_kernel   one thread that waits until the host has written a ticket
+//                 to pinned memory: launches queued behind it then start
+//                 back to back, the host out of the way.
 //   gather_kernel out[j] = 2 in[j s] + 1: reads every s-th float, from
 //                 device memory or straight from mapped host memory.
 //   touch_kernel  writes 256 words of a fresh allocation and logs their sum:
@@ -71,6 +74,15 @@ __global__ void spin_kernel(long long ns, unsigned int* marker, unsigned int val
 inline void launch_spin(long long us, unsigned int* marker, unsigned int value, cudaStream_t s) {
   spin_kernel<<<1, 32, 0, s>>>(us * 1000, marker, value);
   CUDA_CHECK_LAUNCH();
+}
+
+/// Waits until *counter (pinned host memory, written by the host) reaches
+/// `ticket`, for at most `timeout_ns` (a host that never writes costs time,
+/// not a hang; the row's time then shows it).
+__global__ void gate_kernel(const volatile unsigned int* counter, unsigned int ticket, long long timeout_ns) {
+  const unsigned long long start = global_timer_ns();
+  while (*counter < ticket && global_timer_ns() - start < static_cast<unsigned long long>(timeout_ns))
+    __nanosleep(256);
 }
 
 __global__ void step_kernel(unsigned int* v, unsigned int i, long long ns) {

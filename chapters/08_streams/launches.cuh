@@ -3,13 +3,18 @@
 
 #include "support.cuh"
 
+#include "steps/memory.hpp"
+
+#include <atomic>
+
 namespace ch08 {
 
 class Launches {
 public:
   Launches(const steps::Options& opts, steps::Run&)
       : k_(static_cast<int>(opts.get("--kernels"))), ns_(opts.get("--step-us") * 1000), value_(1),
-        capture_(cudaStreamNonBlocking) {
+        gate_(1), capture_(cudaStreamNonBlocking) {
+    gate_.data()[0] = 0;
     capture(graph_);
     CUDA_CHECK(cudaGraphInstantiate(exec_.out(), graph_, 0));
   }
@@ -39,6 +44,18 @@ public:
     }
     CUDA_CHECK(cudaStreamEndCapture(capture_, g.out()));
   }
+  /// launch_queued: before the run, a gate kernel that holds the stream
+  /// until the host has enqueued all k launches (open_gate); the GPU then
+  /// runs them from its queue, back to back. Each run waits for its own
+  /// ticket, so a late gate never waits for a later run's host.
+  void close_gate(cudaStream_t s) {
+    gate_kernel<<<1, 1, 0, s>>>(gate_.data(), ++ticket_, kGateTimeoutNs);
+    CUDA_CHECK_LAUNCH();
+  }
+  void open_gate() {
+    std::atomic_thread_fence(std::memory_order_seq_cst); // the launches are enqueued before the GPU may see it
+    *static_cast<volatile unsigned int*>(gate_.data()) = ticket_;
+  }
   void replay(cudaStream_t s) { CUDA_CHECK(cudaGraphLaunch(exec_, s)); }
   void capture_and_replay(cudaStream_t s) {
     steps::Graph g;
@@ -56,9 +73,12 @@ public:
   }
 
 private:
+  static constexpr long long kGateTimeoutNs = 2'000'000'000;
   int k_;
   long long ns_; ///< --step-us, in ns
   steps::DeviceBuffer<unsigned int> value_;
+  steps::PinnedBuffer<unsigned int> gate_; ///< the tickets the host has released (read by gate_kernel)
+  unsigned int ticket_ = 0;
   steps::Stream capture_;
   steps::Graph graph_;
   steps::GraphExec exec_;
@@ -71,9 +91,22 @@ steps::GroupPtr launch_group() {
     r.before_each = [](Launches& p, cudaStream_t s) { p.zero(s); };
     return r;
   };
+  auto queued_row = [](steps::Row<Launches> r) {
+    r.before_each = [](Launches& p, cudaStream_t s) {
+      p.zero(s);
+      p.close_gate(s);
+    };
+    return r;
+  };
   return steps::group<Launches>({
       row("launch_one_by_one", "every kernel launched with <<<...>>>: one launch's CPU and GPU overhead each",
           [](Launches& p, cudaStream_t s) { p.one_by_one(s); }),
+      queued_row(row("launch_queued", "the same launches, queued while the GPU waits for the host to enqueue them "
+                                      "all: the GPU's own cost per kernel, the host out of the way",
+                     [](Launches& p, cudaStream_t s) {
+                       p.one_by_one(s);
+                       p.open_gate();
+                     })),
       row("graph_replay", "the same kernels captured once into a CUDA graph, replayed with one cudaGraphLaunch",
           [](Launches& p, cudaStream_t s) { p.replay(s); }),
       row("graph_capture_each_time", "capture, instantiate and launch a new graph every run: a graph pays off "

@@ -87,7 +87,12 @@ steps::ChapterInfo info() {
   // a goal grades the host's link, not the code. ideal_bound stays a row.
   i.goals = {
       {"best", "copy_engines", 0.95, ">= 0.95x the copy-engine bound (both whole copies at once)"},
-      {"graph_replay", "launch_one_by_one", 2.5, ">= 2.5x faster than launching the kernels one by one"},
+      // The graph against the same launches queued while the GPU waits (the
+      // host out of the way), not against launching one by one: that ratio
+      // is the host's cost per launch over the GPU's, and moves with the CPU
+      // and driver (2.5x to 4.7x on our two machines).
+      {"graph_replay", "launch_queued", 0.9,
+       ">= 0.9x the same launches queued up front (a graph leaves only the GPU's own cost per kernel)"},
   };
   i.timeout_s = 300;
   i.int_options.push_back({"--chunks", "C", "chunks of the pipeline versions", 64, 1, 1 << 20});

@@ -1,4 +1,4 @@
-// Chapter 10: the epilogue of the warp-specialized versions (v4 to v7): a
+// Chapter 10: the epilogue of the warp-specialized versions (v4 to v8): a
 // math warpgroup's finished 64-row piece of the tile, FP32 in registers,
 // becomes BF16 in D.
 //

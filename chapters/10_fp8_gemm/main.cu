@@ -36,6 +36,10 @@
 //                                K over the SMs it leaves idle (where that saves enough:
 //                                --min-saving): the owner of a tile adds the other blocks'
 //                                pieces from global memory
+//   v8 small_m                   v4 with 64 x 128 tiles, one math warpgroup per block, 8 stages: at
+//                                M = 128 twice v4's tiles, so twice the SMs pull B from DRAM
+//      memory_bound              a device-to-device copy of the bytes the GEMM must move: the least
+//                                time DRAM allows this shape (memory_bound.cuh), a reference row
 //
 // Two groups of rows, each with its own data (problem.cuh): the chapter's
 // kernels, cuBLASLt's baseline and the BF16 control run the scaling the
@@ -48,6 +52,7 @@
 #include "cublaslt_problem.cuh"
 #include "fp8_gemm.cuh"
 #include "kernel_problem.cuh"
+#include "memory_bound.cuh"
 #include "mistakes.cuh"
 #include "problem.cuh"
 #include "reference.hpp"
@@ -61,6 +66,7 @@
 #include "v5_split_k.cuh"
 #include "v6_wide_tiles.cuh"
 #include "v7_stream_k.cuh"
+#include "v8_small_m.cuh"
 
 #include "steps/chapter.hpp"
 #include "steps/cli.hpp"
@@ -121,6 +127,7 @@ std::vector<steps::GroupPtr> registry() {
   const void* const v4c_kernel = reinterpret_cast<const void*>(v4b::fp8_gemm_overlapped);
   const void* const v4_kernel = reinterpret_cast<const void*>(v4::fp8_gemm_warp_specialized<kMaxStages>);
   const void* const v6_kernel = reinterpret_cast<const void*>(wide_tiles::fp8_gemm_wide_tiles<AllTiles>);
+  const void* const v8_kernel = reinterpret_cast<const void*>(v8::fp8_gemm_small_m);
   steps::GroupOptions lt_options; // asked before the per-tensor problem is built
   lt_options.unavailable = [](const steps::Options& opts, const Run& run) {
     return cublaslt_needs(steps::dimension(opts, "--m"), steps::dimension(opts, "--n"), false, run);
@@ -183,6 +190,12 @@ std::vector<steps::GroupPtr> registry() {
                      [](Kernels& p, Run& run) { v6::launch(p.gemm(), run.stream()); }),
                      kHopperFeatures, v6_kernel),
           stream_k_row(),
+          needing<Kernels>(fp8_row<Kernels>("small_m",
+                     "v8: v4 with 64 x 128 tiles, one math warpgroup per block, 8 stages: at M = 128 twice the "
+                     "tiles, twice the SMs pulling B",
+                     Role::version, gamma_tensor_cores,
+                     [](Kernels& p, Run& run) { v8::launch(p.gemm(), run.stream()); }),
+                     kHopperFeatures, v8_kernel),
           fp8_row<Kernels>("mistake_scale_after_k", "scales applied once after the whole K sum (right only per tensor)",
                      Role::mistake, gamma_cuda_cores,
                      [](Kernels& p, Run& run) {
@@ -203,7 +216,8 @@ std::vector<steps::GroupPtr> registry() {
                           "different problem: one scale per tensor; cuBLASLt FP8, FAST_ACCUM = 1 (no promotion)",
                           Role::reference, gamma_cublaslt, [](Lt& p, Run& run) { p.run(true, run); }),
           },
-          lt_options)};
+          lt_options),
+      steps::group<MemoryBound>({memory_bound_row()})};
 #if STEPS_WITH_EXERCISE_FP8_GEMM
   groups.push_back(yours_group());
 #endif
@@ -251,7 +265,7 @@ steps::ChapterInfo info() {
     return steps::tensor_peak(dev, steps::TensorType::fp8, "FP8 tensor", "E4M3");
   };
   // No compute capability for the whole chapter: each row says what it
-  // needs (v1 runs anywhere, v2 from sm_89, v3a to v7 on Hopper only).
+  // needs (v1 runs anywhere, v2 from sm_89, v3a to v8 on Hopper only).
   i.int_options.push_back({"--m", "M", "rows of A and D; 0: --size; a multiple of 4 for cuBLASLt's block scaling",
                            0, 0, INT_MAX});
   i.int_options.push_back({"--n", "N", "rows of B, columns of D; 0: --size; a multiple of 8 for cuBLASLt",

@@ -77,19 +77,23 @@ static_assert(kProducerRegs * 128 + kMathRegs * 128 * kMathGroups <= 65536, "mor
 /// could make it (the lesson's v4 section counts them).
 /// `sa`: the shared-window address (ptx::smem_addr) of this thread's first
 /// row's A scale in stage 0 (thread_scales); its second row's is 8 floats
-/// further, stage s's BLOCK_M * s. Read with ld.shared: through a generic
+/// further, stage s's BlockM * s. Read with ld.shared: through a generic
 /// pointer the compiler made them generic loads (LD, not LDS), with 64-bit
 /// address arithmetic (in v6 that cost 2.4% to 4.9%; the lesson, v6).
 /// `sb`: the tile's B scale of K block kb0 in global memory, `sb_step`
 /// floats to the next K block.
 /// `trace`: the recorder of the warp-roles timeline (trace.cuh; NoTrace,
 /// nothing, unless traced).
-template <int Stages, class Tracer = NoTrace>
+/// `BlockM`: rows of the block's tile (128, two math warpgroups; v8: 64,
+/// one), which sets the size of a stage (A's rows, then B's 128) and of its
+/// A scales.
+template <int Stages, int BlockM = BLOCK_M, class Tracer = NoTrace>
 __device__ __forceinline__ void math_tile(std::uint32_t sa, const float* sb, int sb_step, std::uint32_t a_lo,
                                           std::uint32_t b_lo, std::uint64_t* full, std::uint64_t* empty,
                                           Ring<Stages>& ring, int num_kb, float (&total)[wg::kAccum],
                                           float (&partial0)[wg::kAccum], float (&partial1)[wg::kAccum],
                                           Tracer&& trace = Tracer{}) {
+  constexpr int kStage = (BlockM + BLOCK_N) * wg::kRowBytes; // v4: 32 KB
   const bool signals = threadIdx.x % 32 == 0; // lane 0 arrives on empty[] for its warp
   Ring<Stages> ahead = ring; // `ring`: the next block to promote; `ahead`: the next to issue
   // Wait for the next block's stage and issue its wgmma; its scales start
@@ -100,11 +104,11 @@ __device__ __forceinline__ void math_tile(std::uint32_t sa, const float* sb, int
   auto start = [&](float(&partial)[wg::kAccum]) {
     const float b = *sb;
     sb += sb_step;
-    const std::uint32_t stage_lo = ahead.stage * (kStageBytes >> 4);
+    const std::uint32_t stage_lo = ahead.stage * (kStage >> 4);
     trace(TraceEvent::data_wait);
     ptx::mbarrier_wait(&full[ahead.stage], ahead.phase);
     trace(TraceEvent::data);
-    const std::uint32_t stage_sa = sa + ahead.stage * (BLOCK_M * 4);
+    const std::uint32_t stage_sa = sa + ahead.stage * (BlockM * 4);
     const wg::BlockScales sc{ptx::ld_shared_f32(stage_sa), ptx::ld_shared_f32(stage_sa + 32), b};
     wg::issue_k_block(partial, a_lo + stage_lo, b_lo + stage_lo);
     ahead.advance();

@@ -280,7 +280,7 @@ private:
 // where the GPU lacks it, or the binary's code for this GPU compiled the
 // row's kernel out, the row is skipped with the reason (steps::Row::needs).
 
-/// v3b to v7: Hopper's own instructions (wgmma, setmaxnreg), TMA and
+/// v3b to v8: Hopper's own instructions (wgmma, setmaxnreg), TMA and
 /// mbarrier transactions, in sm_90a machine code.
 inline const std::vector<steps::Feature> kHopperFeatures{steps::Feature::tma, steps::Feature::mbarrier_tx,
                                                          steps::Feature::wgmma};

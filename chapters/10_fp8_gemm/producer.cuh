@@ -1,4 +1,4 @@
-// Chapter 10: the producer of the warp-specialized versions (v4 to v7), and
+// Chapter 10: the producer of the warp-specialized versions (v4 to v8), and
 // what one stage of the ring holds.
 //
 // One thread of the producer warpgroup does all the loading. Per K block:

@@ -1,5 +1,5 @@
 // Chapter 10: the ring of stages between the producer and the math
-// warpgroups (v4 to v7).
+// warpgroups (v4 to v8).
 //
 // Shared memory holds `Stages` stages, each one K block of the tile (A's
 // rows, B's rows, their scales). Two mbarriers per stage say who may touch it:

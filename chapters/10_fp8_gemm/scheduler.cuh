@@ -1,4 +1,4 @@
-// Chapter 10: which tile a persistent block works on next (v4 to v7).
+// Chapter 10: which tile a persistent block works on next (v4 to v8).
 //
 // A persistent kernel starts one block per SM, and each block loops over
 // work items t = blockIdx.x, blockIdx.x + gridDim.x, ... . The order in

@@ -36,8 +36,8 @@
 // (wg::store); v4 adds what a persistent block can do between two tiles.
 //
 // On the H100 at 8192 x 8192 x 4096, in the last benchmark run:
-// 4b 1053 TFLOP/s {n:H100_80GB_HBM3/10:warp_roles:value|.0f}, 0.79x {n:H100_80GB_HBM3/10:warp_roles:base} cuBLASLt block-scaled;
-// 4c 1055 TFLOP/s {n:H100_80GB_HBM3/10:overlapped:value|.0f}, 0.80x {n:H100_80GB_HBM3/10:overlapped:base}.
+// 4b 1042 TFLOP/s {n:H100_80GB_HBM3/10:warp_roles:value|.0f}, 0.80x {n:H100_80GB_HBM3/10:warp_roles:base} cuBLASLt block-scaled;
+// 4c 1041 TFLOP/s {n:H100_80GB_HBM3/10:overlapped:value|.0f}, 0.80x {n:H100_80GB_HBM3/10:overlapped:base}.
 #pragma once
 
 #include "fp8_gemm.cuh"

@@ -24,22 +24,6 @@ Stats compute_stats(std::vector<double> samples) {
   return s;
 }
 
-L2Flusher::L2Flusher() {
-  int device = 0, l2 = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
-  bytes_ = 2 * static_cast<std::size_t>(l2);
-  if (bytes_) buffer_ = device_allocate(bytes_);
-}
-
-L2Flusher::~L2Flusher() {
-  if (buffer_) CUDA_CHECK_NOTHROW(cudaFree(buffer_));
-}
-
-void L2Flusher::flush(cudaStream_t stream) {
-  if (buffer_) CUDA_CHECK(cudaMemsetAsync(buffer_, 0x5A, bytes_, stream));
-}
-
 Stats time_gpu(const std::function<void(cudaStream_t)>& work, const TimingOptions& opts,
                cudaStream_t stream) {
   if (opts.iters < 1) throw std::invalid_argument("time_gpu: iters must be >= 1");

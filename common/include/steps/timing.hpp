@@ -46,8 +46,14 @@ struct TimingOptions {
   std::string timeout_message = "a timed run did not finish";
 };
 
-/// Evicts the L2 cache by writing a buffer twice its size (so a timed run
-/// starts from DRAM, as it would in a real pipeline).
+/// Empties the L2 cache of the data a timed run uses, as a real pipeline
+/// finds it: the run reads its inputs from DRAM, and the L2 holds no dirty
+/// lines for it to write back. A flush reads a buffer twice the L2's size
+/// (filled once, at construction): the reads evict every line, write back
+/// the dirty ones (the previous run's output) outside the timed interval,
+/// and leave only clean lines behind. (A flush by writes, memset, would
+/// leave the L2 full of dirty lines, and the timed run would pay for their
+/// write-back: up to twice the DRAM traffic of a run that only reads.)
 class L2Flusher {
 public:
   /// Sizes the buffer from the current device's L2.
@@ -61,6 +67,7 @@ public:
 private:
   void* buffer_ = nullptr;
   std::size_t bytes_ = 0;
+  unsigned* sink_ = nullptr; ///< where the read kernel writes, never in practice (its loads must not be optimized away)
 };
 
 /// Times `work(stream)`: `opts.warmup` untimed runs, then `opts.iters` runs
