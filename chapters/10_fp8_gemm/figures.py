@@ -8,9 +8,9 @@ shapes (other m, n, k) and the pipeline-depth sweep (the default shape with
 sweep: it goes to the chart, not to the shapes table.
 
 The roofline (ch10_roofline_<machine>.png): every verified row of the
-default run, and for each M = 128 shape run (the DeepSeek-V3 shapes of
-bench_shapes, found by their options, m = 128) its best version and its
-baseline, at their arithmetic intensity (flops over the problem's bytes: A and
+default run (but memory_bound, a roof), and for each M = 128 shape run (the
+DeepSeek-V3 shapes of bench_shapes, found by their options, m = 128) its
+best version, its baseline and its memory bound (row memory_bound), at their arithmetic intensity (flops over the problem's bytes: A and
 B in FP8, their scales, C in BF16) and achieved TFLOP/s, under the memory roof
 (the copy bandwidth of the same results file) and the FP8 tensor roof (the
 GPU's architecture block, with its BF16 roof dashed; without one, the run's
@@ -57,6 +57,7 @@ def shapes(runs):
 
 
 SMALL_M = 128  # the shapes whose roofline points are drawn one by one (DeepSeek-V3's M = 128 layers)
+BOUND = "memory_bound"  # the row whose TFLOP/s is a shape's measured memory bound (memory_bound.cuh)
 
 
 def charts(runs, machine, out_dir, kit):
@@ -145,7 +146,10 @@ def roofline(runs, machine, out_dir, kit):
     compute = kit.compute_roof("fp8", default) or kit.peak_roof(default)
     if not memory or not compute:
         raise LookupError("no memory roof or FP8 roof")
-    points = kit.roofline_points(kit.plt, default["rows"], lambda x: f"{x['name']} ({_shape(default)})")
+    # memory_bound (memory_bound.cuh) is a roof, not a kernel: drawn for the M = 128 shapes below, as a
+    # bar at the TFLOP/s their bytes allow; at the default shape it lies far above the tensor roof.
+    points = kit.roofline_points(kit.plt, [x for x in default["rows"] if x["name"] != BOUND],
+                                 lambda x: f"{x['name']} ({_shape(default)})")
     small = [r for r in others if _dims(r)[0] == SMALL_M]
     small.sort(key=lambda r: r["rows"][0]["flops"] / r["rows"][0]["bytes"])
     colors = kit.plt.get_cmap("tab10")
@@ -153,8 +157,10 @@ def roofline(runs, machine, out_dir, kit):
         rows = {x["name"]: x for x in r["rows"] if x.get("verified") == "yes"}
         shape, c = _shape(r), colors(i % 10)
         for name, style in ((r.get("best"), dict(marker="^", color=c, s=56)),
-                            (r.get("baseline"), dict(marker="v", facecolors="none", edgecolors=c, s=56))):
-            p = kit.point(rows.get(name) or {}, f"{shape}: {name}")
+                            (r.get("baseline"), dict(marker="v", facecolors="none", edgecolors=c, s=56)),
+                            (BOUND, dict(marker="_", color=c, s=240, linewidths=2))):
+            label = f"M = {SMALL_M}: each shape's memory bound (bars)" if name == BOUND else f"{shape}: {name}"
+            p = kit.point(rows.get(name) or {}, label)
             if p:
                 points.append(p + (style,))
     if not points:
@@ -162,8 +168,8 @@ def roofline(runs, machine, out_dir, kit):
     roofs = [compute] + [x for x in [kit.compute_roof("bf16", default)] if x]
     out = f"{out_dir}/ch10_roofline_{machine}.png"
     kit.roofline(kit.plt, out, f"Chapter 10: FP8 GEMM on the roofline, {default['gpu']['name']}", points, memory,
-                 roofs, note=f"Triangles: the M = {SMALL_M} shapes, each with its best version (filled) and its "
-                 "baseline (hollow, cuBLASLt) measured in the same run.")
+                 roofs, note=f"Triangles: the M = {SMALL_M} shapes' best versions (filled) and cuBLASLt (hollow); "
+                 "bars: their memory bounds (row memory_bound), all measured in the same runs.")
     return [out]
 
 

@@ -243,7 +243,7 @@ void print_table(const Summary& s, std::ostream& out, std::ostream& err) {
     out << (s.problems.size() > 1 ? "Problem " + std::to_string(i + 1) + ": " : std::string("Problem: "))
         << s.problems[i] << "\n";
   out << "Timing: median of " << s.iters << " runs after " << s.warmup << " warm-up runs"
-      << (s.flush_l2 ? ", L2 flushed before each" : "") << "\n\n";
+      << (s.flush_l2 ? ", L2 flushed before each (a read of twice its size: cold and clean)" : "") << "\n\n";
 
   const bool peak = s.peak.value > 0;
   Table t;
