@@ -1,7 +1,7 @@
 // Chapter 10: the memory bound of a shape, measured in the same run.
 //
 // A GEMM must at least read A and B once and write D once: M K + N K bytes
-// of FP8 and 2 M N of BF16 (Fp8Data::work; the scales are a few KB more).
+// of FP8 and 2 M N of BF16 (fp8_gemm_work; the scales are a few KB more).
 // The reference row `memory_bound` copies that many bytes, device to device
 // (half of them read, half written), timed like every row: with
 // --flush-l2, from a cold L2. Its time is the least a kernel of this shape
@@ -10,7 +10,7 @@
 // read against where DRAM limits (M = 128: the lesson's roofline).
 #pragma once
 
-#include "fp8_gemm.cuh"
+#include "problem.cuh" // fp8_gemm_work
 
 #include "steps/chapter.hpp"
 #include "steps/cli.hpp"
@@ -19,9 +19,7 @@
 #include "steps/random.hpp"
 
 #include <cstdint>
-#include <cstring>
 #include <string>
-#include <vector>
 
 namespace ch10 {
 
@@ -36,10 +34,7 @@ public:
   }
 
   /// The GEMM's bytes and FLOP, as the kernels' rows count them.
-  steps::Work work() const {
-    const double m = static_cast<double>(m_), n = static_cast<double>(n_), k = static_cast<double>(k_);
-    return {m * k + n * k + 2 * m * n, 2 * m * n * k};
-  }
+  steps::Work work() const { return fp8_gemm_work(m_, n_, k_); }
 
   std::string describe() const {
     return "the memory bound: " + std::to_string(2 * floats_ * 4) + " bytes moved (a copy of " +

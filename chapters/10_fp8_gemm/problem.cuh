@@ -123,6 +123,13 @@ struct Fp32Inputs {
   std::vector<float> a_host, b_host;
 };
 
+/// The work of an M x N x K FP8 GEMM, as every row of the chapter counts it:
+/// 1-byte A and B read once, 2-byte D written once; 2 M N K flops.
+inline steps::Work fp8_gemm_work(std::int64_t m, std::int64_t n, std::int64_t k) {
+  const double M = static_cast<double>(m), N = static_cast<double>(n), K = static_cast<double>(k);
+  return {M * K + N * K + 2 * M * N, 2 * M * N * K};
+}
+
 /// One product in one scaling: operands, D, the reference and the check.
 /// The problem types of kernel_problem.cuh, cublaslt_problem.cuh and
 /// yours.cuh derive from it and add what
@@ -170,11 +177,7 @@ public:
             q_.sb_by_kb.data(), sb_by_kb_ld(n())};
   }
 
-  /// 1-byte inputs read once, 2-byte D written once; 2 M N K flops.
-  steps::Work work() const {
-    const double m = static_cast<double>(m_), n = static_cast<double>(n_), k = static_cast<double>(k_);
-    return {m * k + n * k + 2 * m * n, 2 * m * n * k};
-  }
+  steps::Work work() const { return fp8_gemm_work(m_, n_, k_); }
 
   /// 0xFFFF everywhere in D: a BF16 NaN, so that an element nobody writes shows.
   void poison() { d_.poison(); }

@@ -5,7 +5,6 @@
 #include "steps/memory.hpp"
 #include "steps/timing.hpp"
 
-#include <algorithm>
 #include <cstdint>
 
 namespace steps {
@@ -26,9 +25,11 @@ __global__ void read_all(const uint4* __restrict__ in, std::size_t n, unsigned* 
 } // namespace
 
 L2Flusher::L2Flusher() {
-  int device = 0, l2 = 0;
+  int device = 0, l2 = 0, sms = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  blocks_ = 4 * sms;
   bytes_ = 2 * static_cast<std::size_t>(l2) / 16 * 16;
   if (bytes_ == 0) return;
   buffer_ = device_allocate(bytes_);
@@ -44,10 +45,7 @@ L2Flusher::~L2Flusher() {
 
 void L2Flusher::flush(cudaStream_t stream) {
   if (!buffer_) return;
-  int device = 0, sms = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  read_all<<<4 * sms, 512, 0, stream>>>(static_cast<const uint4*>(buffer_), bytes_ / 16, sink_);
+  read_all<<<blocks_, 512, 0, stream>>>(static_cast<const uint4*>(buffer_), bytes_ / 16, sink_);
   CUDA_CHECK_LAUNCH();
 }
 

@@ -68,6 +68,7 @@ private:
   void* buffer_ = nullptr;
   std::size_t bytes_ = 0;
   unsigned* sink_ = nullptr; ///< where the read kernel writes, never in practice (its loads must not be optimized away)
+  int blocks_ = 0;           ///< the read kernel's grid: 4 blocks per SM
 };
 
 /// Times `work(stream)`: `opts.warmup` untimed runs, then `opts.iters` runs
