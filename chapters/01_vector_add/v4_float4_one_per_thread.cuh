@@ -12,9 +12,9 @@
 // Bytes in flight per thread are the same (two float4 loads), and so are the
 // bytes each kernel moves to and from DRAM (Nsight Compute: the lesson's
 // table). What changes is how busy the DRAM is while the kernel runs:
-// 90.7% {n:prof:01_vector_add.float4_dram:v4_dram_pct|.1f} of its peak
-// against 86.8% {n:prof:01_vector_add.float4_dram:v3_dram_pct|.1f} for v3.
-// Measured on the H200: 4338 GB/s {n:01:float4_one_per_thread:gbps},
+// 91.0% {n:prof:01_vector_add.float4_dram:v4_dram_pct|.1f} of its peak
+// against 87.0% {n:prof:01_vector_add.float4_dram:v3_dram_pct|.1f} for v3.
+// Measured on the H200: 4336 GB/s {n:01:float4_one_per_thread:gbps},
 // 1.04x {n:01:float4_one_per_thread:base|.2f} cudaMemcpy device-to-device,
 // which moves 8 bytes per element where vector add moves 12.
 //

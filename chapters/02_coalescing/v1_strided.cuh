@@ -14,8 +14,8 @@
 // Every version sweeps the same input array (size floats) and writes its
 // ceil(size / S) results contiguously, so the writes stay coalesced and only
 // the reads change. Measured on the H200 (useful bytes): S = 1 at
-// 3048 GB/s {n:02:stride_1:gbps}, S = 2 at 2534 GB/s {n:02:stride_2:gbps},
-// S = 8 at 932 GB/s {n:02:stride_8:gbps}, while the sector bytes moved stay
+// 3056 GB/s {n:02:stride_1:gbps}, S = 2 at 2533 GB/s {n:02:stride_2:gbps},
+// S = 8 at 933 GB/s {n:02:stride_8:gbps}, while the sector bytes moved stay
 // near memcpy's speed up to S = 8 (beyond that, DRAM reads come in 64-byte
 // pairs of sectors: see the README).
 //

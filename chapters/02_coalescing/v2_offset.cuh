@@ -10,7 +10,7 @@
 // The warps ask for 25% {n:100*(5-4)/4|.0f} more sectors, but the extra one is the next warp's
 // first sector, usually still in L1 or L2 when it is asked for again: DRAM
 // moves every byte once. On the H200: 2784 GB/s {n:02:offset:gbps} against
-// 3048 GB/s {n:02:stride_1:gbps} aligned. Misalignment also rules out the wide loads of version 3, which
+// 3056 GB/s {n:02:stride_1:gbps} aligned. Misalignment also rules out the wide loads of version 3, which
 // need aligned addresses.
 #pragma once
 

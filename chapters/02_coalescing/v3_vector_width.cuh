@@ -14,8 +14,8 @@
 // address (float2: 8 bytes). in and out come from cudaMalloc (256-byte
 // aligned); the last size % 4 floats, which make no whole float4, are the
 // "tail" and are copied one by one. Measured on the H200:
-// 3934 GB/s {n:02:float2:gbps} with float2 and 3886 GB/s {n:02:float4:gbps}
-// with float4, against 3048 GB/s {n:02:stride_1:gbps} for one float per thread.
+// 3938 GB/s {n:02:float2:gbps} with float2 and 3891 GB/s {n:02:float4:gbps}
+// with float4, against 3056 GB/s {n:02:stride_1:gbps} for one float per thread.
 #pragma once
 
 #include "aligned.cuh"    // require_aligned

@@ -6,9 +6,9 @@
 // 1, with 16-byte accesses). The accesses are the same coalesced 512-byte
 // warp loads and stores; what changes is how the work reaches the SMs.
 // For a pure stream of bytes this measured faster on the H200:
-// 4224 GB/s {n:02:float4_one_per_thread:gbps}, that is
-// 1.007x {n:02:float4_one_per_thread:base|.3f} cudaMemcpy device-to-device
-// (4195 GB/s {n:02:memcpy:gbps}), against 3886 GB/s {n:02:float4:gbps} for version 3. This program does not prove
+// 4227 GB/s {n:02:float4_one_per_thread:gbps}, that is
+// 1.011x {n:02:float4_one_per_thread:base|.3f} cudaMemcpy device-to-device
+// (4181 GB/s {n:02:memcpy:gbps}), against 3891 GB/s {n:02:float4:gbps} for version 3. This program does not prove
 // why; two plausible reasons: in the loop each warp waits for its load
 // before its store and its next load, a hundred times over, and the warps of
 // the wave drift apart in the array; here the block scheduler starts a fresh

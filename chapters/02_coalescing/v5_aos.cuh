@@ -11,8 +11,8 @@
 // 6 loads x 24 sectors = 144 sector requests per warp for 24 sectors of
 // data (6x {n:144/24|.0f}), and the same for the stores. L1 keeps the 24 sectors between
 // the six loads, so DRAM still moves each byte about once; the price is
-// paid in L1 and L2 transactions: 2927 GB/s {n:02:aos:gbps} against
-// 3430 GB/s {n:02:soa:gbps} for version 6 on the H200.
+// paid in L1 and L2 transactions: 2928 GB/s {n:02:aos:gbps} against
+// 3426 GB/s {n:02:soa:gbps} for version 6 on the H200.
 #pragma once
 
 #include "block_size.cuh" // kThreads

@@ -7,7 +7,7 @@
 //   x:  |xxxxxxxx|xxxxxxxx|xxxxxxxx|xxxxxxxx|   4 sectors per load
 //
 // Every load and store is coalesced, and the kernel runs like a copy:
-// 3430 GB/s {n:02:soa:gbps} against 2927 GB/s {n:02:aos:gbps} for version 5
+// 3426 GB/s {n:02:soa:gbps} against 2928 GB/s {n:02:aos:gbps} for version 5
 // on the H200 (1.17x {n:02:soa:value/02:aos:value}).
 // When the layout cannot change (a file format, another library's API),
 // the exercise of this chapter shows how to get coalesced accesses on AoS.

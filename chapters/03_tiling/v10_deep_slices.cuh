@@ -22,8 +22,8 @@
 // chapter's EXPERIMENTS.md: 3 and 4 buffers, BK = 8 with 3 or 4).
 //
 // Measured on the H200 at 4096^3 (the run in docs/results/H200.json):
-// 2.834 ms {n:03:deep_slices:ms|.3f}, 48.5 TFLOP/s {n:03:deep_slices:value},
-// 94.3% {n:03:deep_slices:pbase} of cuBLAS (v9: 89.7% {n:03:async_copy:pbase}).
+// 2.843 ms {n:03:deep_slices:ms|.3f}, 48.3 TFLOP/s {n:03:deep_slices:value},
+// 94.0% {n:03:deep_slices:pbase} of cuBLAS (v9: 89.7% {n:03:async_copy:pbase}).
 // Nsight Compute (profile.03_tiling.deep_slices_issue) says the barrier was
 // not what moved: barrier stalls per issued instruction v9:
 // 0.51 {n:prof:03_tiling.deep_slices_issue:v9_barrier|.2f}

@@ -8,8 +8,8 @@
 // thread, but each warp-wide load is now 1 transaction instead of 32.
 //
 // Measured on the H200 at 4096^3 (the run in docs/results/H200.json):
-// 23.34 ms {n:03:naive_coalesced:ms}, 5.9 TFLOP/s {n:03:naive_coalesced:value},
-// 11.82x {n:03:naive_coalesced:speedup} naive.
+// 23.35 ms {n:03:naive_coalesced:ms}, 5.9 TFLOP/s {n:03:naive_coalesced:value},
+// 11.81x {n:03:naive_coalesced:speedup} naive.
 #pragma once
 
 #include "gemm.cuh"

@@ -24,7 +24,7 @@
 // would go to slow local memory).
 //
 // Measured on the H200 at 4096^3 (the run in docs/results/H200.json):
-// 8.485 ms {n:03:blocktile_1d:ms|.3f}, 16.2 TFLOP/s {n:03:blocktile_1d:value}.
+// 8.492 ms {n:03:blocktile_1d:ms|.3f}, 16.2 TFLOP/s {n:03:blocktile_1d:value}.
 #pragma once
 
 #include "gemm.cuh"

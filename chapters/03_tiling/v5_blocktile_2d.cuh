@@ -22,7 +22,7 @@
 // shared loads are scalar and partly bank-conflicted (version 6).
 //
 // Measured on the H200 at 4096^3 (the run in docs/results/H200.json):
-// 6.576 ms {n:03:blocktile_2d:ms|.3f}, 20.9 TFLOP/s {n:03:blocktile_2d:value}.
+// 6.591 ms {n:03:blocktile_2d:ms|.3f}, 20.9 TFLOP/s {n:03:blocktile_2d:value}.
 #pragma once
 
 #include "gemm.cuh"

@@ -29,7 +29,7 @@
 // Edges: as in version 6, an unchecked (float4) and a checked instance.
 //
 // Measured on the H200 at 4096^3 (the run in docs/results/H200.json):
-// 3.599 ms {n:03:warptile:ms|.3f}, 38.2 TFLOP/s {n:03:warptile:value}.
+// 3.600 ms {n:03:warptile:ms|.3f}, 38.2 TFLOP/s {n:03:warptile:value}.
 //
 // The warp tile's pieces (shapes, slice copies, the multiply-adds, the
 // stores) live in warp_tile.cuh: versions 8 to 10 use them too.

@@ -30,8 +30,8 @@
 // of 256 threads per SM).
 //
 // Measured on the H200 at 4096^3 (the run in docs/results/H200.json):
-// 3.248 ms {n:03:double_buffer:ms|.3f}, 42.3 TFLOP/s {n:03:double_buffer:value},
-// 82.3% {n:03:double_buffer:pbase} of cuBLAS.
+// 3.253 ms {n:03:double_buffer:ms|.3f}, 42.3 TFLOP/s {n:03:double_buffer:value},
+// 82.2% {n:03:double_buffer:pbase} of cuBLAS.
 #pragma once
 
 #include "gemm.cuh"

@@ -36,7 +36,7 @@
 //
 // Measured on the H200 at 4096^3 (the run in docs/results/H200.json):
 // 2.980 ms {n:03:async_copy:ms|.3f}, 46.1 TFLOP/s {n:03:async_copy:value},
-// 89.7% {n:03:async_copy:pbase} of cuBLAS (v8: 82.3% {n:03:double_buffer:pbase}).
+// 89.7% {n:03:async_copy:pbase} of cuBLAS (v8: 82.2% {n:03:double_buffer:pbase}).
 // Long-scoreboard stalls per issued instruction (Nsight Compute), v8:
 // 0.45 {n:prof:03_tiling.async_copy_stalls:v8_long_scoreboard|.2f}
 // v9: 0.06 {n:prof:03_tiling.async_copy_stalls:v9_long_scoreboard|.2f}

@@ -21,7 +21,7 @@
 //
 // Measured on the H200, the time of stride 1 times: stride 2 1.98x {n:04:stride_2:ms/04:stride_1:ms},
 // stride 4 3.95x {n:04:stride_4:ms/04:stride_1:ms}, stride 8 7.89x {n:04:stride_8:ms/04:stride_1:ms},
-// stride 16 15.76x {n:04:stride_16:ms/04:stride_1:ms}, stride 32 31.50x {n:04:stride_32:ms/04:stride_1:ms}.
+// stride 16 15.76x {n:04:stride_16:ms/04:stride_1:ms}, stride 32 31.51x {n:04:stride_32:ms/04:stride_1:ms}.
 #pragma once
 
 #include "bench.cuh"

@@ -7,7 +7,7 @@
 // coalesced writes. It answers "what does this way of slicing the work cost,
 // before any transposing?": cudaMemcpy streams the whole array with the
 // copy engine or an NVIDIA-tuned kernel, while this copy uses the tiles and
-// block shape of version 4. On the H200 it reaches 96.8% {n:05:tiled_copy:pbase} of memcpy.
+// block shape of version 4. On the H200 it reaches 96.7% {n:05:tiled_copy:pbase} of memcpy.
 // A copy, not a transpose: the chapter shows it as a reference row (checked
 // against in itself, never ranked).
 #pragma once

@@ -8,7 +8,7 @@
 // They write one element into each of 32 different output rows, rows * 4
 // bytes apart: 32 sectors of 32 bytes for 128 useful bytes (strided). The
 // memory system moves 8 times the bytes the write needs, and the kernel
-// reaches 13.4% {n:05:naive:pbase} of cudaMemcpy's bandwidth on the H200.
+// reaches 13.3% {n:05:naive:pbase} of cudaMemcpy's bandwidth on the H200.
 #pragma once
 
 #include "launch.cuh"

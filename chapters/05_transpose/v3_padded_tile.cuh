@@ -13,7 +13,7 @@
 //                    i = 2    0  1  2               2  3  4
 //   column j = 0 is bank      0, 0, 0, ...          0, 1, 2, ...
 //
-// Effect on the H200: 1789 GB/s {n:05:padded_tile:gbps} against
+// Effect on the H200: 1792 GB/s {n:05:padded_tile:gbps} against
 // 1031 GB/s {n:05:shared_tile:gbps} for version 2.
 #pragma once
 

@@ -11,7 +11,7 @@
 // per block, still 8 blocks (2048 threads) per SM on the H200 (228 KB).
 // Still conflict-free: a warp covers 32 consecutive tx of one tile row, and
 // column reads tile[tx][...] with row length 65 hit banks (tx + const) % 32.
-// Effect on the H200: 3882 GB/s {n:05:big_tile:gbps}, 93.2% {n:05:big_tile:pbase} of memcpy.
+// Effect on the H200: 3890 GB/s {n:05:big_tile:gbps}, 93.2% {n:05:big_tile:pbase} of memcpy.
 #pragma once
 
 #include "multi_element.cuh" // transpose_multi_element: v4's kernel

@@ -24,7 +24,7 @@
 // in one bank) and gathers columns with a stride of 4 rows (the same): 2-way
 // conflicts that padding cannot remove (a swizzled layout could). The
 // memory system is the bottleneck, so they are hidden. Effect on the H200:
-// 3952 GB/s {n:05:float4:gbps}, 94.9% {n:05:float4:pbase} of memcpy.
+// 3958 GB/s {n:05:float4:gbps}, 94.8% {n:05:float4:pbase} of memcpy.
 //
 // The tile's body and its conditions live in float4_tile.cuh, where
 // version 7 finds them too.

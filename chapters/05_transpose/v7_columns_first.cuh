@@ -21,8 +21,8 @@
 // should be the long stretch is a question for the measurement, not for
 // symmetry: on the H200 the writes are (the chapter's EXPERIMENTS.md has
 // the same flip applied to a plain tiled copy, where it scatters both sides,
-// and the copy gets slower). Effect on the H200: 4025 GB/s {n:05:columns_first:gbps},
-// 96.7% {n:05:columns_first:pbase} of memcpy (v6: 94.9% {n:05:float4:pbase}).
+// and the copy gets slower). Effect on the H200: 4033 GB/s {n:05:columns_first:gbps},
+// 96.6% {n:05:columns_first:pbase} of memcpy (v6: 94.8% {n:05:float4:pbase}).
 //
 // Conditions (usable()): v6's (float4 accesses), and a grid whose y, now
 // the tile columns, is at most 65535 tiles (cols <= 4,194,240); otherwise

@@ -35,7 +35,7 @@
 // issues the math.
 //
 // At 8192 x 8192 x 4096, in the last benchmark runs:
-// v3b on the H200: 815 TFLOP/s {n:10:wgmma:value|.0f}, 0.61x {n:10:wgmma:base} cuBLASLt block-scaled;
+// v3b on the H200: 814 TFLOP/s {n:10:wgmma:value|.0f}, 0.62x {n:10:wgmma:base} cuBLASLt block-scaled;
 // v3b on the H100: 679 TFLOP/s {n:H100_80GB_HBM3/10:wgmma:value|.0f}, 0.52x {n:H100_80GB_HBM3/10:wgmma:base};
 // v4a on the H100: 672 TFLOP/s {n:H100_80GB_HBM3/10:ring:value|.0f}, 0.52x {n:H100_80GB_HBM3/10:ring:base}: no faster (the lesson says why).
 #pragma once

@@ -37,7 +37,7 @@
 // row, and the second kernel's blocks each do one piece.
 //
 // On the H200 at 4096 x 7168 x 16384, in the last benchmark run:
-// 1479 TFLOP/s {n:10@DeepSeek-V3_4096_x_7168_x_16384:stream_k:value|.0f}, 1.09x {n:10@DeepSeek-V3_4096_x_7168_x_16384:stream_k:base} cuBLASLt block-scaled (v6: 1.05x {n:10@DeepSeek-V3_4096_x_7168_x_16384:wide_tiles:base}).
+// 1467 TFLOP/s {n:10@DeepSeek-V3_4096_x_7168_x_16384:stream_k:value|.0f}, 1.09x {n:10@DeepSeek-V3_4096_x_7168_x_16384:stream_k:base} cuBLASLt block-scaled (v6: 1.06x {n:10@DeepSeek-V3_4096_x_7168_x_16384:wide_tiles:base}).
 // Where the cut takes only a few K blocks off the last wave it loses to v6
 // (the lesson), so v7 cuts only where it saves at least 32 (v7_plan.hpp,
 // --min-saving).

@@ -216,6 +216,14 @@ Summary summarize(const ChapterInfo& info, const Options& opts, const std::vecto
     } else if (!g.at_shape && !opts.off_default.empty()) {
       gr.applicable = false; // a goal of the default problem, in a run of another one
       gr.not_here = "set at the default problem; this run has " + opts.off_default;
+    } else if (!g.at_shape && g.numerator == "best" && !opts.variants.empty()) {
+      // "best" of the versions a --variant list picked is not the chapter's
+      // best version: a run of v4 alone at the default problem says n/a, not
+      // "NOT met" (the ratio is still printed in the table).
+      gr.applicable = false;
+      std::string picked;
+      for (const auto& v : opts.variants) picked += (picked.empty() ? "" : ",") + v;
+      gr.not_here = "set over every version; this run has --variant " + picked;
     }
     gr.met = gr.applicable && gr.measured && gr.ratio >= g.threshold; // n/a: neither met nor missed
     for (const RowSummary* r : {num, den})

@@ -247,6 +247,32 @@ TEST_CASE("summary: a goal set at another shape is n/a, and judged at its own", 
   steps::print_table(s3, out3, err3);
   CHECK(out3.str().find(">= 0.50x memcpy: n/a (set at the default problem; this run has --k 256)") !=
         std::string::npos);
+
+  // At the default problem, but with a --variant list: "best" is the best of
+  // those picked, not the chapter's best version, so the default problem's
+  // goal is n/a (a run of one version must not read "NOT met"). A goal set at
+  // a shape keeps its own rule (its bench line picks the versions it needs).
+  steps::Options picked;
+  picked.ints["--k"] = 4096;
+  picked.variants = {"memcpy", "fast"};
+  const auto s4 = steps::summarize(info, picked, {device()}, {"p"}, rows, false);
+  CHECK_FALSE(s4.goals[0].applicable);
+  CHECK(s4.goals[0].not_here == "set over every version; this run has --variant memcpy,fast");
+  CHECK_FALSE(s4.goals[0].met);
+  CHECK(s4.goals[1].not_here == "set at short K 4096 x 4096 x 256");
+  picked.ints["--k"] = 256;
+  picked.off_default = "--k 256";
+  const auto s5 = steps::summarize(info, picked, {device()}, {"p"}, rows, false);
+  CHECK(s5.goals[1].applicable);
+  CHECK(s5.goals[1].measured);
+  // A goal with a named numerator still applies to a --variant run that has both of its rows.
+  steps::ChapterInfo named = chapter();
+  named.goals = {{"fast", "memcpy", 0.5, ">= 0.50x memcpy"}};
+  picked.ints["--k"] = 4096;
+  picked.off_default.clear();
+  const auto s6 = steps::summarize(named, picked, {device()}, {"p"}, rows, false);
+  CHECK(s6.goals[0].applicable);
+  CHECK(s6.goals[0].met);
 }
 
 TEST_CASE("summary: a row that ran another row's kernel ranks only without it", "[summary]") {

@@ -87,8 +87,9 @@ struct Goal {
   /// run of that shape by its options. Any other run says "n/a (set at ...)".
   /// Both empty: a goal of the default problem, judged only in a run of it
   /// (Options::off_default empty; any other run says "n/a (set at the
-  /// default problem ...)"). One without the other stops the program at
-  /// start (exit 2).
+  /// default problem ...)"), and, when its numerator is "best", only in a run
+  /// of every version (a --variant list says "n/a (set over every version
+  /// ...)"). One without the other stops the program at start (exit 2).
   std::string shape = {};
   std::function<bool(const Options&)> at_shape = {};
 };
@@ -178,7 +179,8 @@ struct GoalResult {
   bool applicable = true;     ///< the run has the goal's min_gpus GPUs and problem (else: n/a, not a miss)
   bool at_shape = true;       ///< the run is at the goal's shape (always, for a goal of the default problem)
   std::string not_here;       ///< why it is n/a here: "needs 2 GPUs; this run has 1", "set at <shape>",
-                              ///< "set at the default problem; this run has --size 1024"
+                              ///< "set at the default problem; this run has --size 1024",
+                              ///< "set over every version; this run has --variant a,b"
   std::string skipped;        ///< why one of its rows was skipped ("": none was), so not measured
 };
 
