@@ -11,6 +11,8 @@
 # nothing links outside the repository and the README course map agrees with
 # course.tsv (tools/repo_checks.py); every row name used outside a chapter's
 # registry is in it, and tools/ names no chapter or row (tools/names.py);
+# every profile test's expectations, as built now, hold on the values each
+# GPU's docs/results/<machine>.profile.json recorded (tools/profile_check.py);
 # every exercise (a folder with a grade_*.cpp) has TODOs, a README with task
 # and escalating hints, a grader, a solution mirroring each source file (with
 # no TODO left) and at least four mutants, which must apply to the solution
@@ -112,6 +114,10 @@ else bad "build failed (log: $BUILD/check-build.log)"; fi
 echo "Row names (tools/names.py: each chapter program's --list is its registry):"
 python3 tools/names.py "$ROOT" "$BUILD"; rc=$?
 [ $rc -eq 0 ] || bad "row names (listed above)"
+
+echo "Profile expectations (tools/profile_check.py verify: each test's, on every GPU's recorded values):"
+python3 tools/profile_check.py verify --build "$BUILD" --dir docs/results; rc=$?
+[ $rc -eq 0 ] || bad "profile expectations that a measured GPU's values contradict (listed above; re-run the test there, or reword the expectation and the lesson)"
 
 echo "Graders (stubs must fail with a message, solutions must pass):"
 have_gpu=0

@@ -21,12 +21,18 @@ command and every measured value, so lessons can quote them.
   profile_check.py merge --dir docs/results DIR/*.json
       Merges those files into docs/results/<machine>.profile.json (one entry
       per test, replaced when re-run), which tools/results.py reads.
+
+  profile_check.py verify --build build --dir docs/results
+      Evaluates every profile test's expectations, as the build defines them
+      now, on the values each GPU's file recorded (./tutorial check): an
+      expectation changed after a run must hold on every measured GPU.
 """
 import argparse
 import csv
 import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -130,9 +136,7 @@ def merge(argv):
     return 0
 
 
-def main():
-    if len(sys.argv) > 1 and sys.argv[1] == "merge":
-        return merge(sys.argv[2:])
+def test_parser():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--probe", required=True)
     p.add_argument("--name", default="", help="the test's name (profile.NN_topic.short), for STEPS_PROFILE_OUT")
@@ -140,7 +144,85 @@ def main():
     p.add_argument("--var", action="append", default=[])
     p.add_argument("--expect", action="append", default=[])
     p.add_argument("cmd", nargs=argparse.REMAINDER)
-    a = p.parse_args()
+    return p
+
+
+def holds(expect, env):
+    """One expectation over measured and given values, as the test evaluates it."""
+    return bool(eval(expect, {"__builtins__": {"abs": abs, "min": min, "max": max}}, dict(env)))
+
+
+def verify(argv):
+    """Every profile test's expectations, as the build defines them now, against the values each GPU's
+    docs/results/<machine>.profile.json recorded: an expectation changed after a run must still hold on
+    what every measured GPU gave, and a lesson quoting a profile value must not rest on a test that fails
+    there. Prints one line per problem; returns 1 if any."""
+    p = argparse.ArgumentParser(prog="profile_check.py verify")
+    p.add_argument("--build", required=True)
+    p.add_argument("--dir", required=True)
+    a = p.parse_args(argv)
+    listing = subprocess.run(["ctest", "--test-dir", a.build, "-L", "profile", "--show-only=json-v1"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if listing.returncode != 0:
+        print(f"  FAIL  ctest could not list the profile tests of {a.build}: {listing.stderr.strip()}")
+        return 1
+    files = sorted(f for f in os.listdir(a.dir) if f.endswith(".profile.json"))
+    recorded = {}
+    for f in files:
+        with open(os.path.join(a.dir, f), encoding="utf-8") as fh:
+            recorded[f[: -len(".profile.json")]] = json.load(fh).get("tests", {})
+    commands = {t["name"]: t.get("command", []) for t in json.loads(listing.stdout).get("tests", [])}
+    problems, checked = recorded_problems(commands, recorded)
+    for line in problems:
+        print(f"  FAIL  {line}")
+    if not problems:
+        print(f"  ok    {checked} recorded runs of the profile tests ({', '.join(sorted(recorded)) or 'no GPU file'}) "
+              f"satisfy the tests' expectations as they stand")
+    return 1 if problems else 0
+
+
+def recorded_problems(commands, recorded):
+    """(problems, runs checked): each test's expectations (`commands`: test name -> its command line,
+    as ctest lists it) on each machine's recorded values (`recorded`: machine -> test name -> record)."""
+    problems, checked = [], 0
+    for name, cmd in sorted(commands.items()):
+        if "--probe" not in cmd:
+            continue
+        args = test_parser().parse_args(cmd[cmd.index("--probe"):])
+        names = [m.split("=", 1)[0] for m in args.measure]
+        t = {"name": name}
+        for machine, tests in sorted(recorded.items()):
+            r = tests.get(t["name"])
+            if r is None:
+                continue  # not run on that GPU (an older file, or a test its GPU skips)
+            env = {k: v["value"] for k, v in r.get("values", {}).items()}
+            for v in args.var:
+                k, val = v.split("=", 1)
+                env[k] = float(val)
+            missing = [n for n in names if n not in env]
+            if missing:
+                problems.append(f"{t['name']}: {machine} has no value for {', '.join(missing)} (run it there again)")
+                continue
+            checked += 1
+            for e in args.expect:
+                try:
+                    ok = holds(e, env)
+                except Exception as err:  # a name the expression uses that the run did not record
+                    problems.append(f"{t['name']}: '{e}' cannot be evaluated on {machine}'s values: {err}")
+                    continue
+                if not ok:
+                    used = set(re.findall(r"[A-Za-z_][A-Za-z_0-9]*", e))
+                    values = ", ".join(f"{k} {env[k]:.4g}" for k in names if k in used)
+                    problems.append(f"{t['name']}: '{e}' is false on {machine}'s measured values ({values})")
+    return problems, checked
+
+
+def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "merge":
+        return merge(sys.argv[2:])
+    if len(sys.argv) > 1 and sys.argv[1] == "verify":
+        return verify(sys.argv[2:])
+    a = test_parser().parse_args()
     cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
     out_dir = os.environ.get("STEPS_PROFILE_OUT")
     if out_dir and not os.path.isabs(out_dir):
@@ -181,7 +263,7 @@ def main():
             measured[k] = {"value": val, "metric": "given (--var)", "kernel": ""}
     failed = 0
     for e in a.expect:
-        ok = bool(eval(e, {"__builtins__": {"abs": abs, "min": min, "max": max}}, dict(env)))
+        ok = holds(e, env)
         print(f"  {'ok  ' if ok else 'FAIL'}  {e}")
         failed += not ok
     if out_dir and a.name:

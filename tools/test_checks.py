@@ -25,6 +25,7 @@ import course  # noqa: E402
 import hooks  # noqa: E402
 import lint_numbers  # noqa: E402
 import names  # noqa: E402
+import profile_check  # noqa: E402
 import repo_checks  # noqa: E402
 import sass  # noqa: E402
 
@@ -206,6 +207,36 @@ class Course(unittest.TestCase):
     def test_manifest_without_header(self):
         write(f"{self.dir}/build/course/chapters.tsv", "42\t42_demo\tch42_demo\n")
         self.assert_names_say(1, "chapters.tsv:1: no header line naming the columns")
+
+
+class ProfileExpectations(unittest.TestCase):
+    """profile_check.py verify: today's expectations on every GPU's recorded values."""
+
+    CMD = ["python3", "profile_check.py", "--probe", "probe", "--name", "profile.99_x.pipe",
+           "--measure", "a=k1:tensor_pipe", "--measure", "b=k2:tensor_pipe", "--var", "n=2",
+           "--expect", "b > n * a", "--", "ch99_x", "--iters", "1"]
+
+    def record(self, **values):
+        return {"profile.99_x.pipe": {"values": {k: {"value": v} for k, v in values.items()}}}
+
+    def test_an_expectation_true_everywhere_passes(self):
+        problems, checked = profile_check.recorded_problems(
+            {"profile.99_x.pipe": self.CMD}, {"A100": self.record(a=10, b=30), "H200": self.record(a=20, b=41)})
+        self.assertEqual(problems, [])
+        self.assertEqual(checked, 2)
+
+    def test_an_expectation_false_on_one_gpu_fails_and_names_it(self):
+        problems, _ = profile_check.recorded_problems(
+            {"profile.99_x.pipe": self.CMD}, {"A100": self.record(a=10, b=30), "H200": self.record(a=20, b=39)})
+        self.assertEqual(problems, ["profile.99_x.pipe: 'b > n * a' is false on H200's measured values (a 20, b 39)"])
+
+    def test_a_value_not_recorded_asks_for_a_run(self):
+        problems, _ = profile_check.recorded_problems({"profile.99_x.pipe": self.CMD}, {"H100": self.record(a=10)})
+        self.assertEqual(problems, ["profile.99_x.pipe: H100 has no value for b (run it there again)"])
+
+    def test_a_gpu_without_the_test_is_not_judged(self):
+        problems, checked = profile_check.recorded_problems({"profile.99_x.pipe": self.CMD}, {"T4": {}})
+        self.assertEqual((problems, checked), ([], 0))
 
 
 if __name__ == "__main__":
