@@ -21,7 +21,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 import results  # noqa: E402
-from test_checks import Course, Hooks, MachineCode, NumberLint  # noqa: E402,F401  (the checks' tests run with these)
+from test_checks import Course, Hooks, MachineCode, NumberLint, ProfileExpectations  # noqa: E402,F401  (the checks' tests run with these)
 
 
 def read(path):
