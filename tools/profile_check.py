@@ -147,6 +147,11 @@ def test_parser():
     return p
 
 
+def given(var):
+    """The --var NAME=VALUE pairs as numbers."""
+    return {k: float(val) for k, val in (v.split("=", 1) for v in var)}
+
+
 def holds(expect, env):
     """One expectation over measured and given values, as the test evaluates it."""
     return bool(eval(expect, {"__builtins__": {"abs": abs, "min": min, "max": max}}, dict(env)))
@@ -190,30 +195,27 @@ def recorded_problems(commands, recorded):
             continue
         args = test_parser().parse_args(cmd[cmd.index("--probe"):])
         names = [m.split("=", 1)[0] for m in args.measure]
-        t = {"name": name}
         for machine, tests in sorted(recorded.items()):
-            r = tests.get(t["name"])
+            r = tests.get(name)
             if r is None:
                 continue  # not run on that GPU (an older file, or a test its GPU skips)
             env = {k: v["value"] for k, v in r.get("values", {}).items()}
-            for v in args.var:
-                k, val = v.split("=", 1)
-                env[k] = float(val)
+            env.update(given(args.var))
             missing = [n for n in names if n not in env]
             if missing:
-                problems.append(f"{t['name']}: {machine} has no value for {', '.join(missing)} (run it there again)")
+                problems.append(f"{name}: {machine} has no value for {', '.join(missing)} (run it there again)")
                 continue
             checked += 1
             for e in args.expect:
                 try:
                     ok = holds(e, env)
                 except Exception as err:  # a name the expression uses that the run did not record
-                    problems.append(f"{t['name']}: '{e}' cannot be evaluated on {machine}'s values: {err}")
+                    problems.append(f"{name}: '{e}' cannot be evaluated on {machine}'s values: {err}")
                     continue
                 if not ok:
                     used = set(re.findall(r"[A-Za-z_][A-Za-z_0-9]*", e))
                     values = ", ".join(f"{k} {env[k]:.4g}" for k in names if k in used)
-                    problems.append(f"{t['name']}: '{e}' is false on {machine}'s measured values ({values})")
+                    problems.append(f"{name}: '{e}' is false on {machine}'s measured values ({values})")
     return problems, checked
 
 
@@ -245,10 +247,7 @@ def main():
         kernel, metric = spec.split(":", 1)
         metric = ALIASES.get(metric, metric)
         by_kernel.setdefault(kernel, []).append((name, metric))
-    env = {}
-    for v in a.var:
-        k, val = v.split("=", 1)
-        env[k] = float(val)
+    env = given(a.var)
     measured = {}
     for kernel, items in by_kernel.items():
         values = profile(ncu, kernel, [metric for _, metric in items], cmd)
